@@ -1,0 +1,15 @@
+import { parseQuery } from "../lib/http/query.js";
+import { json } from "../lib/http/respond.js";
+import { route } from "../lib/http/route.js";
+import { health } from "../lib/v0/service-info.js";
+
+export { preflight as OPTIONS } from "../lib/http/cors.js";
+
+// Served at /health (vercel.json rewrite). Never cached: it must report the present.
+export const GET = route(
+  async (request) => {
+    parseQuery(request, {});
+    return json(await health());
+  },
+  { access: "public", cache: false },
+);

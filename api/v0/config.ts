@@ -1,0 +1,14 @@
+import { parseQuery } from "../../lib/http/query.js";
+import { json } from "../../lib/http/respond.js";
+import { route } from "../../lib/http/route.js";
+import { serviceConfig } from "../../lib/v0/service-info.js";
+
+export { preflight as OPTIONS } from "../../lib/http/cors.js";
+
+export const GET = route(
+  async (request) => {
+    parseQuery(request, {});
+    return json(serviceConfig());
+  },
+  { access: "public" },
+);

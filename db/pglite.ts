@@ -1,0 +1,22 @@
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
+import type { Db, DbHandle } from "./client.js";
+import * as schema from "./schema.js";
+
+/**
+ * The embedded database for local runs and tests. Never imported by anything under api/ (see DESIGN.md):
+ * the dev server and the tests inject it with setDatabase().
+ *
+ * `dataDir` is a folder (persistent) or undefined (in memory); `loadDataDir` restores a dumped, already migrated
+ * template, which is much faster than migrating a fresh database.
+ */
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob | File } = {}): Promise<
+  DbHandle & { client: PGlite }
+> {
+  const client = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  const db = drizzle({ client, schema }) as unknown as Db;
+  return { db, kind: "pglite", client, close: () => client.close() };
+}

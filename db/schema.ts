@@ -1,0 +1,94 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from "drizzle-orm/pg-core";
+
+/** A GeoJSON geometry as stored (RFC 7946, longitude first). */
+export type StoredGeometry = { type: string; coordinates?: unknown; geometries?: unknown[] };
+
+/**
+ * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):
+ * the decoded GeoJSON, a representative point and the geometry's bounding box, which a GiST index over a
+ * `box` expression serves for bbox filters on PGlite, PostgreSQL and Neon alike.
+ */
+export const locationProofs = pgTable(
+  "location_proofs",
+  {
+    chainId: integer("chain_id").notNull(),
+    uid: text("uid").notNull(),
+    chain: text("chain").notNull(),
+    schemaUid: text("schema_uid").notNull(),
+    /** attester, lowercase 0x address */
+    prover: text("prover").notNull(),
+    /** recipient, lowercase 0x address */
+    subject: text("subject").notNull(),
+    attestationTime: timestamp("attestation_time", { withTimezone: true, mode: "date" }).notNull(),
+    expirationTime: timestamp("expiration_time", { withTimezone: true, mode: "date" }),
+    revocable: boolean("revocable").notNull().default(true),
+    refUid: text("ref_uid"),
+    revoked: boolean("revoked").notNull().default(false),
+    revocationTime: timestamp("revocation_time", { withTimezone: true, mode: "date" }),
+    /** Block of the Revoked event that set `revoked`, so a reorg that orphans it can undo it. */
+    revocationBlockNumber: bigint("revocation_block_number", { mode: "number" }),
+    blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+    blockHash: text("block_hash").notNull(),
+    txHash: text("tx_hash").notNull(),
+    logIndex: integer("log_index").notNull(),
+    /** Raw attestation data (hex), kept even when it cannot be decoded. */
+    data: text("data").notNull(),
+    /** Null when the data decoded against the schema; otherwise why it did not. */
+    decodeError: text("decode_error"),
+    /** eventTimestamp as an instant; null when 0 (absent) or too large for a date. */
+    eventTimestamp: timestamp("event_timestamp", { withTimezone: true, mode: "date" }),
+    /** eventTimestamp exactly as on chain (uint256). */
+    eventTimestampRaw: numeric("event_timestamp_raw"),
+    srs: text("srs"),
+    locationType: text("location_type"),
+    /** The location string exactly as attested. */
+    location: text("location"),
+    recipeType: jsonb("recipe_type").$type<string[]>(),
+    recipePayload: jsonb("recipe_payload").$type<string[]>(),
+    mediaType: jsonb("media_type").$type<string[]>(),
+    mediaData: jsonb("media_data").$type<string[]>(),
+    memo: text("memo"),
+    /** Decoded geometry; null when the location has no valid geographic data. */
+    geometry: jsonb("geometry").$type<StoredGeometry>(),
+    longitude: doublePrecision("longitude"),
+    latitude: doublePrecision("latitude"),
+    minLon: doublePrecision("min_lon"),
+    minLat: doublePrecision("min_lat"),
+    maxLon: doublePrecision("max_lon"),
+    maxLat: doublePrecision("max_lat"),
+    indexedAt: timestamp("indexed_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "location_proofs_pkey", columns: [t.chainId, t.uid] }),
+    index("location_proofs_uid_idx").on(t.uid),
+    // The default order of every list: newest first, ties broken by uid (then chain id, the rest of the key).
+    index("location_proofs_order_idx").on(t.eventTimestamp.desc().nullsLast(), t.uid, t.chainId),
+    index("location_proofs_chain_idx").on(t.chain, t.eventTimestamp.desc().nullsLast()),
+    index("location_proofs_prover_idx").on(t.prover, t.eventTimestamp.desc().nullsLast()),
+    index("location_proofs_subject_idx").on(t.subject, t.eventTimestamp.desc().nullsLast()),
+    index("location_proofs_block_idx").on(t.chainId, t.blockNumber),
+    // Spatial filter: && on boxes, served by GiST. Rows without coordinates have null bounds and are not indexed.
+    index("location_proofs_bbox_gist").using("gist", sql`box(point(min_lon, min_lat), point(max_lon, max_lat))`),
+    // min()/max() for the collection extent without a scan.
+    index("location_proofs_min_lon_idx").on(t.minLon),
+    index("location_proofs_max_lon_idx").on(t.maxLon),
+    index("location_proofs_min_lat_idx").on(t.minLat),
+    index("location_proofs_max_lat_idx").on(t.maxLat),
+  ],
+);
+
+export type LocationProofRow = typeof locationProofs.$inferSelect;
+export type NewLocationProofRow = typeof locationProofs.$inferInsert;

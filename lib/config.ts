@@ -1,0 +1,150 @@
+import * as v from "valibot";
+
+/**
+ * Every environment variable the service reads is parsed here, once, with valibot.
+ * A bad value fails loudly with the variable's name instead of surfacing later as a confusing runtime error.
+ */
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const intFrom = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(/^\d+$/, `${name} must be a whole number`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+
+const optionalNonEmpty = v.optional(
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.transform((s) => (s === "" ? undefined : s)),
+  ),
+);
+
+const url = (name: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.transform((s) => (s === "" ? undefined : s)),
+      v.union([v.undefined(), v.pipe(v.string(), v.url(`${name} must be an absolute URL`))]),
+    ),
+  );
+
+const EnvSchema = v.object({
+  PORT: v.optional(intFrom("PORT", 0, 65535), "3000"),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "DATA_DIR must not be empty")), ".data"),
+  DATABASE_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.transform((s) => (s === "" ? undefined : s)),
+      v.union([
+        v.undefined(),
+        v.pipe(
+          v.string(),
+          v.regex(/^postgres(ql)?:\/\//, "DATABASE_URL must start with postgres:// or postgresql://"),
+        ),
+      ]),
+    ),
+  ),
+  PUBLIC_BASE_URL: url("PUBLIC_BASE_URL"),
+  CRON_SECRET: optionalNonEmpty,
+  LOG_LEVEL: v.optional(
+    v.picklist(LOG_LEVELS, `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`),
+    process.env.VITEST ? "silent" : "info",
+  ),
+  CHAINS: optionalNonEmpty,
+  RATE_LIMIT_PER_MINUTE: v.optional(intFrom("RATE_LIMIT_PER_MINUTE", 0, 1_000_000), "100"),
+  DEVNET_PORT: v.optional(intFrom("DEVNET_PORT", 1, 65535), "8545"),
+  REDIS_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.transform((s) => (s === "" ? undefined : s)),
+      v.union([v.undefined(), v.pipe(v.string(), v.regex(/^rediss?:\/\//, "REDIS_URL must start with redis://"))]),
+    ),
+  ),
+  UPSTASH_REDIS_REST_URL: url("UPSTASH_REDIS_REST_URL"),
+  UPSTASH_REDIS_REST_TOKEN: optionalNonEmpty,
+  VERCEL: optionalNonEmpty,
+});
+
+export type Config = {
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicBaseUrl: string | undefined;
+  cronSecret: string | undefined;
+  logLevel: LogLevel;
+  /** Chain names selected by CHAINS; validated against the registry by lib/chains. */
+  chains: string[] | undefined;
+  rateLimitPerMinute: number;
+  devnetPort: number;
+  redisUrl: string | undefined;
+  upstash: { url: string; token: string } | undefined;
+  /** True when running on Vercel (VERCEL=1): production rules apply (no embedded database, fail closed). */
+  onVercel: boolean;
+  /** The raw environment, for per-chain variables (RPC_URL_<CHAIN>, START_BLOCK_<CHAIN>, ...). */
+  env: Record<string, string | undefined>;
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = v.safeParse(EnvSchema, env);
+  if (!result.success) {
+    const lines = result.issues.map((issue) => {
+      const key = issue.path?.map((p) => String(p.key)).join(".") ?? "environment";
+      return `${key}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid environment:\n  ${lines.join("\n  ")}`);
+  }
+  const e = result.output;
+  const onVercel = e.VERCEL === "1";
+  if (onVercel && !e.DATABASE_URL) {
+    throw new ConfigError("DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)");
+  }
+  if ((e.UPSTASH_REDIS_REST_URL === undefined) !== (e.UPSTASH_REDIS_REST_TOKEN === undefined)) {
+    throw new ConfigError("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+  }
+  return {
+    port: e.PORT,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    cronSecret: e.CRON_SECRET,
+    logLevel: e.LOG_LEVEL,
+    chains: e.CHAINS?.split(",")
+      .map((c) => c.trim().toLowerCase())
+      .filter(Boolean),
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    devnetPort: e.DEVNET_PORT,
+    redisUrl: e.REDIS_URL,
+    upstash:
+      e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
+        ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
+        : undefined,
+    onVercel,
+    env,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process-wide configuration, parsed on first use. Tests and the dev server may replace it with setConfig. */
+export function getConfig(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+export function setConfig(config: Config | undefined): void {
+  cached = config;
+}

@@ -1,0 +1,81 @@
+import { log } from "../log.js";
+import { CORS_HEADERS } from "./cors.js";
+import { errorResponse } from "./respond.js";
+
+export type Handler = (request: Request) => Promise<Response>;
+
+export type RouteOptions = {
+  /**
+   * public: anyone may read it (CORS, CDN caching with ETag/304, rate limited).
+   * restricted: sync and cron endpoints (never cached, no CORS).
+   */
+  access: "public" | "restricted";
+  /** Public responses are CDN-cacheable unless this is false (e.g. /health must reflect the present). */
+  cache?: boolean;
+};
+
+/** Data changes about once a minute (the sync cron), so the CDN may serve a response for 30 s, then revalidate. */
+export const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revalidate=30";
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "strict-transport-security": "max-age=63072000; includeSubDomains",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
+/** JSON is never rendered, so it gets the strictest policy; HTML pages set their own. */
+const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+/**
+ * Wraps a route handler with what every route shares: errors become JSON responses in one place, shared headers
+ * (security, CORS, caching), conditional requests, and one structured log line per request.
+ */
+export function route(handler: Handler, options: RouteOptions): Handler {
+  return async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await handler(request);
+    } catch (error) {
+      response = errorResponse(error, request);
+    }
+    response = finish(request, response, options);
+    log("info", "request", {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return response;
+  };
+}
+
+function finish(request: Request, response: Response, options: RouteOptions): Response {
+  const headers = new Headers(response.headers);
+  for (const [key, value] of Object.entries(SECURITY_HEADERS)) headers.set(key, value);
+  if (!headers.has("content-security-policy")) headers.set("content-security-policy", DEFAULT_CSP);
+  const cacheable =
+    options.access === "public" && options.cache !== false && request.method === "GET" && response.status === 200;
+  if (options.access === "public") {
+    for (const [key, value] of Object.entries(CORS_HEADERS)) headers.set(key, value);
+  }
+  if (!headers.has("cache-control")) headers.set("cache-control", cacheable ? PUBLIC_CACHE_CONTROL : "no-store");
+  if (cacheable) {
+    headers.append("vary", "Accept");
+    const etag = headers.get("etag");
+    if (etag && matchesEtag(request.headers.get("if-none-match"), etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+  } else {
+    headers.delete("etag");
+  }
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** If-None-Match holds a list of entity tags, or `*`; weak comparison as RFC 9110 prescribes for it. */
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((tag) => bare(tag) === bare(etag));
+}

@@ -1,0 +1,152 @@
+import * as v from "valibot";
+import type { Bbox, TimeInterval } from "./proofs/filter.js";
+
+/**
+ * The grammar of query parameters shared by the native and the OGC endpoints (valibot schemas over the raw string).
+ * Messages name the parameter and say what was expected, since they go straight into 400 responses.
+ */
+
+export const integerParam = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,16}$/, `${name} must be a whole number between ${min} and ${max}`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be at least ${min}`),
+    v.maxValue(max, `${name} must be at most ${max}`),
+  );
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/** minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ when `allow3d`). */
+export function parseBbox(value: string, name = "bbox", allow3d = false): Bbox | string {
+  const parts = value.split(",").map((s) => s.trim());
+  const forms = allow3d ? "4 or 6" : "4";
+  if (!(parts.length === 4 || (allow3d && parts.length === 6)) || !parts.every((s) => NUMBER.test(s))) {
+    return `${name} must be ${forms} comma-separated numbers: minLng,minLat,maxLng,maxLat`;
+  }
+  const n = parts.map(Number);
+  const [minLon, minLat, maxLon, maxLat] = n.length === 6 ? [n[0]!, n[1]!, n[3]!, n[4]!] : [n[0]!, n[1]!, n[2]!, n[3]!];
+  if (![minLon, maxLon].every((x) => x >= -180 && x <= 180)) return `${name} longitudes must lie in [-180, 180]`;
+  if (![minLat, maxLat].every((y) => y >= -90 && y <= 90)) return `${name} latitudes must lie in [-90, 90]`;
+  if (minLat > maxLat) return `${name} minLat (${minLat}) must not be greater than maxLat (${maxLat})`;
+  if (n.length === 6 && n[2]! > n[5]!) return `${name} minHeight must not be greater than maxHeight`;
+  // minLon > maxLon is allowed: the box crosses the antimeridian.
+  return { minLon, minLat, maxLon, maxLat };
+}
+
+export const bboxParam = (name = "bbox", allow3d = false) =>
+  v.pipe(
+    v.string(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const result = parseBbox(dataset.value, name, allow3d);
+      if (typeof result === "string") {
+        addIssue({ message: result });
+        return NEVER;
+      }
+      return result;
+    }),
+  );
+
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An ISO 8601 date or date-time as an interval: a date-time is the instant itself; a date alone is the whole UTC
+ * day. A date-time without an offset is read as UTC. Impossible dates (2021-02-30) are rejected.
+ */
+export function parseInstant(value: string): TimeInterval | undefined {
+  const m = ISO.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s] = m;
+  if (Number(mo) < 1 || Number(mo) > 12 || Number(h ?? 0) > 23 || Number(mi ?? 0) > 59 || Number(s ?? 0) > 59) {
+    return undefined;
+  }
+  const dayStart = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (dayStart.getUTCDate() !== Number(d) || Number(d) < 1) return undefined;
+  if (h === undefined) return { start: dayStart, end: new Date(dayStart.getTime() + 86_400_000 - 1) };
+  const withZone = m[8] ? value : `${value}Z`;
+  const at = new Date(withZone.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"));
+  if (Number.isNaN(at.getTime())) return undefined;
+  return { start: at, end: at };
+}
+
+/** An ISO 8601 timestamp parameter (fromTimestamp/toTimestamp): the start of what it names. */
+export const timestampParam = (name: string, side: "start" | "end") =>
+  v.pipe(
+    v.string(),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const t = parseInstant(dataset.value);
+      if (!t) {
+        addIssue({ message: `${name} must be an ISO 8601 date or date-time, e.g. 2025-01-31T12:00:00Z` });
+        return NEVER;
+      }
+      return side === "start" ? t.start! : t.end!;
+    }),
+  );
+
+/**
+ * OGC datetime: an instant, a closed interval start/end, or a half-open one with `..` (or an empty side).
+ * Intervals are inclusive at both ends.
+ */
+export function parseDatetime(value: string): TimeInterval | string {
+  const expected =
+    "datetime must be an ISO 8601 instant (2025-01-31T12:00:00Z) or an interval start/end where either side may be '..'";
+  const parts = value.split("/");
+  if (parts.length === 1) return parseInstant(value) ?? expected;
+  if (parts.length !== 2) return expected;
+  const [a, b] = parts.map((s) => s.trim()) as [string, string];
+  const open = (s: string) => s === ".." || s === "";
+  if (open(a) && open(b)) return expected;
+  const start = open(a) ? undefined : parseInstant(a)?.start;
+  const end = open(b) ? undefined : parseInstant(b)?.end;
+  if ((!open(a) && !start) || (!open(b) && !end)) return expected;
+  if (start && end && start > end) return "datetime interval start must not be after its end";
+  return { ...(start ? { start } : {}), ...(end ? { end } : {}) };
+}
+
+export const datetimeParam = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const result = parseDatetime(dataset.value.trim());
+    if (typeof result === "string") {
+      addIssue({ message: result });
+      return NEVER;
+    }
+    return result;
+  }),
+);
+
+/** A 0x-prefixed 20-byte address, any case; normalised to lowercase (how the indexer stores it). */
+export const addressParam = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.trim(),
+    v.regex(/^0x[0-9a-fA-F]{40}$/, `${name} must be a 0x-prefixed 20-byte hex address`),
+    v.toLowerCase(),
+  );
+
+/** A 0x-prefixed 32-byte attestation uid, any case; normalised to lowercase. */
+export const uidParam = v.pipe(
+  v.string(),
+  v.trim(),
+  v.regex(/^0x[0-9a-fA-F]{64}$/, "uid must be a 0x-prefixed 32-byte hex string (66 characters)"),
+  v.toLowerCase(),
+);
+
+/** A comma-separated list of known chain names. */
+export const chainListParam = (known: readonly string[], name = "chain") =>
+  v.pipe(
+    v.string(),
+    v.transform((s) => s.split(",").map((c) => c.trim().toLowerCase())),
+    v.check(
+      (list) => list.length > 0 && list.every((c) => known.includes(c)),
+      `${name} must be one or more of: ${known.join(", ")}`,
+    ),
+  );
+
+export const booleanParam = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.picklist(["true", "false"], `${name} must be true or false`),
+    v.transform((s) => s === "true"),
+  );

@@ -1,0 +1,56 @@
+import { getDb } from "../../db/client.js";
+import { notFound } from "../http/errors.js";
+import { absoluteUrl } from "../http/links.js";
+import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
+import { findProofByUid, listProofs } from "../proofs/query.js";
+import { serializeProof } from "../proofs/serialize.js";
+import { LIST_DEFAULT_LIMIT, type ListQuery } from "./list-params.js";
+
+export const LIST_PATH = "/api/v0/location-proofs";
+
+export function listFilter(q: ListQuery): ProofFilter {
+  const times: TimeInterval[] = [];
+  if (q.fromTimestamp || q.toTimestamp) {
+    times.push({ ...(q.fromTimestamp ? { start: q.fromTimestamp } : {}), ...(q.toTimestamp ? { end: q.toTimestamp } : {}) });
+  }
+  if (q.datetime) times.push(q.datetime);
+  return {
+    ...(q.bbox ? { bbox: q.bbox } : {}),
+    ...(q.chain ? { chains: q.chain } : {}),
+    ...(q.prover ? { prover: q.prover } : {}),
+    ...(q.subject ? { subject: q.subject } : {}),
+    ...(q.filter === "hasCoordinates" ? { hasCoordinates: true } : {}),
+    includeRevoked: q.includeRevoked ?? false,
+    times,
+  };
+}
+
+/** The native list: one page in the default order, the total, and absolute next/prev links keeping every filter. */
+export async function listLocationProofs(request: Request, q: ListQuery) {
+  const limit = q.limit ?? LIST_DEFAULT_LIMIT;
+  const offset = q.offset ?? 0;
+  const { rows, total } = await listProofs(await getDb(), listFilter(q), { limit, offset });
+  const pageUrl = (newOffset: number) => {
+    const url = new URL(request.url);
+    const params: Record<string, string> = Object.fromEntries(url.searchParams);
+    return absoluteUrl(request, LIST_PATH, { ...params, limit: String(limit), offset: String(newOffset) });
+  };
+  return {
+    data: rows.map(serializeProof),
+    pagination: {
+      total,
+      limit,
+      offset,
+      returned: rows.length,
+      next: offset + rows.length < total ? pageUrl(offset + limit) : null,
+      prev: offset > 0 ? pageUrl(Math.max(0, offset - limit)) : null,
+    },
+  };
+}
+
+/** One proof by uid, revoked or not (its `revoked` flag says which). */
+export async function getLocationProof(uid: string) {
+  const row = await findProofByUid(await getDb(), uid);
+  if (!row) throw notFound(`No location proof with uid ${uid}`);
+  return serializeProof(row);
+}
