@@ -1,0 +1,169 @@
+import type { Db } from "../../db/client.js";
+import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
+import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
+
+/**
+ * Synthetic but realistic location proofs for `npm run db:seed`, tests and benchmarks: points around real cities
+ * (a few on the antimeridian and at 0,0), some polygons, some proofs without valid coordinates, some revoked.
+ * Deterministic for a given seed, so tests can reason about them.
+ */
+
+const CITIES: [string, number, number][] = [
+  ["San Francisco", -122.4194, 37.7749],
+  ["New York", -74.006, 40.7128],
+  ["London", -0.1276, 51.5072],
+  ["Berlin", 13.405, 52.52],
+  ["Lagos", 3.3792, 6.5244],
+  ["Nairobi", 36.8219, -1.2921],
+  ["Tokyo", 139.6917, 35.6895],
+  ["Sydney", 151.2093, -33.8688],
+  ["Sao Paulo", -46.6333, -23.5505],
+  ["Fiji", 179.9, -17.8],
+  ["Samoa", -179.9, -13.8],
+  ["Null Island", 0, 0],
+];
+
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hex = (rand: () => number, bytes: number) =>
+  `0x${Array.from({ length: bytes }, () =>
+    Math.floor(rand() * 256)
+      .toString(16)
+      .padStart(2, "0"),
+  ).join("")}`;
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export type SampleOptions = {
+  count: number;
+  seed?: number;
+  chains?: { name: string; chainId: number }[];
+  /** event times are spread over this many days before `now` */
+  days?: number;
+  now?: Date;
+};
+
+export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
+  const rand = mulberry32(options.seed ?? 1);
+  const chains = options.chains ?? [
+    { name: "sepolia", chainId: 11155111 },
+    { name: "base", chainId: 8453 },
+    { name: "arbitrum", chainId: 42161 },
+    { name: "celo", chainId: 42220 },
+  ];
+  const provers = Array.from({ length: 25 }, () => hex(rand, 20));
+  const now = (options.now ?? new Date()).getTime();
+  const span = (options.days ?? 90) * 86_400_000;
+  const rows: NewLocationProofRow[] = [];
+  for (let i = 0; i < options.count; i++) {
+    const chain = chains[Math.floor(rand() * chains.length)]!;
+    const [, cx, cy] = CITIES[Math.floor(rand() * CITIES.length)]!;
+    const lon = round(Math.max(-180, Math.min(180, cx + (rand() - 0.5) * 0.2)));
+    const lat = round(Math.max(-90, Math.min(90, cy + (rand() - 0.5) * 0.2)));
+    // Whole seconds, as on chain; some share a second so ordering ties are exercised.
+    const eventMs = Math.floor((now - rand() * span) / 1000) * 1000;
+    const kind = rand();
+    let geo: Pick<
+      NewLocationProofRow,
+      "locationType" | "location" | "geometry" | "longitude" | "latitude" | "minLon" | "minLat" | "maxLon" | "maxLat"
+    >;
+    if (kind < 0.8) {
+      geo = {
+        locationType: "DecimalDegrees<string>",
+        location: `${lon}, ${lat}`,
+        geometry: { type: "Point", coordinates: [lon, lat] },
+        longitude: lon,
+        latitude: lat,
+        minLon: lon,
+        minLat: lat,
+        maxLon: lon,
+        maxLat: lat,
+      };
+    } else if (kind < 0.9) {
+      const d = 0.01;
+      const x0 = Math.max(-180, lon - d);
+      const x1 = Math.min(180, lon + d);
+      const ring = [
+        [x0, lat - d],
+        [x1, lat - d],
+        [x1, lat + d],
+        [x0, lat + d],
+        [x0, lat - d],
+      ];
+      const geometry = { type: "Polygon", coordinates: [ring] };
+      geo = {
+        locationType: "geojson-polygon",
+        location: JSON.stringify(geometry),
+        geometry,
+        longitude: lon,
+        latitude: lat,
+        minLon: x0,
+        minLat: lat - d,
+        maxLon: x1,
+        maxLat: lat + d,
+      };
+    } else {
+      geo = {
+        locationType: "address",
+        location: "221B Baker Street, London",
+        geometry: null,
+        longitude: null,
+        latitude: null,
+        minLon: null,
+        minLat: null,
+        maxLon: null,
+        maxLat: null,
+      };
+    }
+    const revoked = rand() < 0.05;
+    rows.push({
+      chainId: chain.chainId,
+      chain: chain.name,
+      uid: hex(rand, 32),
+      schemaUid: LOCATION_SCHEMA_UID,
+      prover: provers[Math.floor(rand() * provers.length)]!,
+      subject: hex(rand, 20),
+      attestationTime: new Date(eventMs + 5000),
+      expirationTime: null,
+      revocable: true,
+      refUid: null,
+      revoked,
+      revocationTime: revoked ? new Date(eventMs + 60_000) : null,
+      blockNumber: 1_000_000 + i,
+      blockHash: hex(rand, 32),
+      txHash: hex(rand, 32),
+      logIndex: 0,
+      data: "0x",
+      decodeError: null,
+      eventTimestamp: new Date(eventMs),
+      eventTimestampRaw: String(eventMs / 1000),
+      srs: "EPSG:4326",
+      recipeType: [],
+      recipePayload: [],
+      mediaType: [],
+      mediaData: [],
+      memo: `sample proof ${i}`,
+      ...geo,
+    });
+  }
+  return rows;
+}
+
+/** Inserts rows in chunks that stay under PostgreSQL's 65,535 bind parameters per statement. */
+export async function insertProofs(db: Db, rows: NewLocationProofRow[], chunk = 1000): Promise<void> {
+  for (let i = 0; i < rows.length; i += chunk) {
+    await db
+      .insert(locationProofs)
+      .values(rows.slice(i, i + chunk))
+      .onConflictDoNothing();
+  }
+}

@@ -1,0 +1,48 @@
+import { fileURLToPath } from "node:url";
+import { type DbHandle, setDatabase } from "../../db/client.js";
+import { loadConfig, setConfig } from "../../lib/config.js";
+import { createRouter } from "../../lib/local/router.js";
+import { openTestDb } from "./test-db.js";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export type TestApp = {
+  db: DbHandle["db"];
+  handle: DbHandle;
+  /** A request through the real routing (the api/ tree and vercel.json), no network. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  get(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  close(): Promise<void>;
+};
+
+export const TEST_BASE = "http://localhost:3000";
+
+/** A fresh database and the router over it, with the configuration the test asks for. */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const handle = await openTestDb();
+  setConfig(loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0", ...env }));
+  setDatabase(handle);
+  const router = createRouter(ROOT);
+  const request = (path: string, init?: RequestInit) => router.handle(new Request(new URL(path, TEST_BASE), init));
+  return {
+    db: handle.db,
+    handle,
+    request,
+    async get(path, init) {
+      const res = await request(path, init);
+      const text = await res.text();
+      let body: any = text;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        // not JSON (HTML pages); leave as text
+      }
+      return { status: res.status, headers: res.headers, body };
+    },
+    async close() {
+      setDatabase(undefined);
+      setConfig(undefined);
+      await handle.close();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Test files share the machine's PostgreSQL, anvil ports and Redis: keep parallelism modest on 2 cores.
+    maxWorkers: 2,
+    env: { LOG_LEVEL: "silent" },
+  },
+});
