@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { connect } from "../../db/client.js";
 import { migrate } from "../../db/migrate.js";
 import { openPglite } from "../../db/pglite.js";
-import { adminQuery, TEMPLATE_DB, withDatabase } from "./test-db.js";
+import { adminQuery, withDatabase } from "./test-db.js";
 
 /**
  * Migrates once per run: a fresh PGlite takes seconds to initialise and migrate, so it is done once and dumped;
@@ -13,6 +13,8 @@ import { adminQuery, TEMPLATE_DB, withDatabase } from "./test-db.js";
 export default async function setup() {
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
+    const TEMPLATE_DB = `lpqs_tpl_${process.pid}_${Date.now().toString(36)}`;
+    process.env.LPQS_PG_TEMPLATE = TEMPLATE_DB;
     await adminQuery(serverUrl, `drop database if exists ${TEMPLATE_DB} with (force)`);
     await adminQuery(serverUrl, `create database ${TEMPLATE_DB}`);
     const handle = await connect(withDatabase(serverUrl, TEMPLATE_DB), "pg");

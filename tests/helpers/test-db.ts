@@ -8,7 +8,12 @@ import { openPglite } from "../../db/pglite.js";
  * One fresh, migrated database per test file: restored from the PGlite dump made once by global-setup, or, when
  * DATABASE_URL is set, a PostgreSQL database created from the migrated template database.
  */
-export const TEMPLATE_DB = "lpqs_test_template";
+/** Unique per test run, so concurrent runs against one PostgreSQL server never clobber each other's template. */
+export const templateDbName = (): string => {
+  const name = process.env.LPQS_PG_TEMPLATE;
+  if (!name) throw new Error("global-setup did not prepare the PostgreSQL template");
+  return name;
+};
 
 export const usingPostgres = (): boolean => Boolean(process.env.DATABASE_URL);
 
@@ -27,7 +32,7 @@ export async function openTestDb(): Promise<DbHandle & { url?: string }> {
     return openPglite({ loadDataDir: blob });
   }
   const name = `lpqs_test_${randomBytes(6).toString("hex")}`;
-  await adminQuery(serverUrl, `create database ${name} template ${TEMPLATE_DB}`);
+  await adminQuery(serverUrl, `create database ${name} template ${templateDbName()}`);
   const url = withDatabase(serverUrl, name);
   const handle = await connect(url, "pg");
   return {
