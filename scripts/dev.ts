@@ -1,0 +1,61 @@
+// The local server: `npm run dev`. Serves the same api/ tree with the same routing as Vercel (lib/local/router.ts),
+// on an embedded PGlite in DATA_DIR unless DATABASE_URL is set, and runs the vercel.json crons in-process.
+//
+//   npm run dev                     devnet (local anvil + EAS) indexed by the real sync engine
+//   npm run dev -- --no-devnet      no devnet (e.g. with CHAINS=sepolia to sync a real chain)
+//   npm run dev -- --seed 500       also load 500 synthetic sample proofs (see lib/local/sample-proofs.ts)
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { setDatabase } from "../db/client.js";
+import { ConfigError, getConfig } from "../lib/config.js";
+import { startCrons } from "../lib/local/cron.js";
+import { serve } from "../lib/local/http-server.js";
+import { createRouter } from "../lib/local/router.js";
+import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
+import { openConfiguredDb } from "./open-db.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      "no-devnet": { type: "boolean", default: false },
+      "no-cron": { type: "boolean", default: false },
+      seed: { type: "string" },
+    },
+  });
+  const config = getConfig();
+  const seed = values.seed === undefined ? 0 : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw new ConfigError("--seed takes a whole number of proofs");
+
+  const { handle, where } = await openConfiguredDb(config);
+  setDatabase(handle);
+  if (seed > 0) await insertProofs(handle.db, sampleProofs({ count: seed, seed: 42 }));
+
+  const router = createRouter(ROOT);
+  const { server, url } = await serve(router, config.port);
+  const crons = values["no-cron"]
+    ? undefined
+    : startCrons({ root: ROOT, baseUrl: url, cronSecret: config.cronSecret });
+
+  console.log(`listening on ${url}`);
+  console.log(`  database: ${where}${seed ? ` (+${seed} sample proofs)` : ""}`);
+  console.log(`  try: ${url}/api/v0/location-proofs  ${url}/api/ogc  ${url}/health`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    crons?.stop();
+    server.close();
+    await handle.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});
