@@ -10,5 +10,12 @@ const notFound = route(
   { access: "public", cache: false },
 );
 
-export { notFound as GET, notFound as POST, notFound as PUT, notFound as PATCH, notFound as DELETE, notFound as HEAD };
 export { preflight as OPTIONS } from "../lib/http/cors.js";
+export {
+  notFound as GET,
+  notFound as POST,
+  notFound as PUT,
+  notFound as PATCH,
+  notFound as DELETE,
+  notFound as HEAD,
+};

@@ -43,7 +43,10 @@ export async function connect(url: string, override?: string): Promise<DbHandle>
     const db = drizzle({ client: pool, schema }) as unknown as Db;
     return { db, kind: "neon", close: () => pool.end() };
   }
-  const [{ default: pg }, { drizzle }] = await Promise.all([import("pg"), import("drizzle-orm/node-postgres")]);
+  const [{ default: pg }, { drizzle }] = await Promise.all([
+    import("pg"),
+    import("drizzle-orm/node-postgres"),
+  ]);
   const pool = new pg.Pool({ connectionString: url, max: 5 });
   // An idle client that loses its server must not crash the process; the next query reports the failure.
   pool.on("error", () => {});

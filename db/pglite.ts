@@ -10,9 +10,9 @@ import * as schema from "./schema.js";
  * `dataDir` is a folder (persistent) or undefined (in memory); `loadDataDir` restores a dumped, already migrated
  * template, which is much faster than migrating a fresh database.
  */
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob | File } = {}): Promise<
-  DbHandle & { client: PGlite }
-> {
+export async function openPglite(
+  options: { dataDir?: string; loadDataDir?: Blob | File } = {},
+): Promise<DbHandle & { client: PGlite }> {
   const client = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),

@@ -67,7 +67,10 @@ const EnvSchema = v.object({
       v.string(),
       v.trim(),
       v.transform((s) => (s === "" ? undefined : s)),
-      v.union([v.undefined(), v.pipe(v.string(), v.regex(/^rediss?:\/\//, "REDIS_URL must start with redis://"))]),
+      v.union([
+        v.undefined(),
+        v.pipe(v.string(), v.regex(/^rediss?:\/\//, "REDIS_URL must start with redis://")),
+      ]),
     ),
   ),
   UPSTASH_REDIS_REST_URL: url("UPSTASH_REDIS_REST_URL"),
@@ -110,7 +113,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = result.output;
   const onVercel = e.VERCEL === "1";
   if (onVercel && !e.DATABASE_URL) {
-    throw new ConfigError("DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)");
+    throw new ConfigError(
+      "DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)",
+    );
   }
   if ((e.UPSTASH_REDIS_REST_URL === undefined) !== (e.UPSTASH_REDIS_REST_TOKEN === undefined)) {
     throw new ConfigError("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");

@@ -25,8 +25,10 @@ export function parseBbox(value: string, name = "bbox", allow3d = false): Bbox |
     return `${name} must be ${forms} comma-separated numbers: minLng,minLat,maxLng,maxLat`;
   }
   const n = parts.map(Number);
-  const [minLon, minLat, maxLon, maxLat] = n.length === 6 ? [n[0]!, n[1]!, n[3]!, n[4]!] : [n[0]!, n[1]!, n[2]!, n[3]!];
-  if (![minLon, maxLon].every((x) => x >= -180 && x <= 180)) return `${name} longitudes must lie in [-180, 180]`;
+  const [minLon, minLat, maxLon, maxLat] =
+    n.length === 6 ? [n[0]!, n[1]!, n[3]!, n[4]!] : [n[0]!, n[1]!, n[2]!, n[3]!];
+  if (![minLon, maxLon].every((x) => x >= -180 && x <= 180))
+    return `${name} longitudes must lie in [-180, 180]`;
   if (![minLat, maxLat].every((y) => y >= -90 && y <= 90)) return `${name} latitudes must lie in [-90, 90]`;
   if (minLat > maxLat) return `${name} minLat (${minLat}) must not be greater than maxLat (${maxLat})`;
   if (n.length === 6 && n[2]! > n[5]!) return `${name} minHeight must not be greater than maxHeight`;
@@ -58,7 +60,13 @@ export function parseInstant(value: string): TimeInterval | undefined {
   const m = ISO.exec(value);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s] = m;
-  if (Number(mo) < 1 || Number(mo) > 12 || Number(h ?? 0) > 23 || Number(mi ?? 0) > 59 || Number(s ?? 0) > 59) {
+  if (
+    Number(mo) < 1 ||
+    Number(mo) > 12 ||
+    Number(h ?? 0) > 23 ||
+    Number(mi ?? 0) > 59 ||
+    Number(s ?? 0) > 59
+  ) {
     return undefined;
   }
   const dayStart = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));

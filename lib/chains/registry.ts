@@ -112,7 +112,10 @@ export function chainConfigs(config: Config): ChainConfig[] {
     const key = envKey(def.name);
     const rpc = config.env[`RPC_URL_${key}`]?.trim();
     const rpcUrls = rpc
-      ? rpc.split(",").map((u) => u.trim()).filter(Boolean)
+      ? rpc
+          .split(",")
+          .map((u) => u.trim())
+          .filter(Boolean)
       : def.name === "devnet"
         ? [`http://127.0.0.1:${config.devnetPort}`]
         : def.publicRpcUrls;

@@ -22,7 +22,11 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { parameter?: string; headers?: Record<string, string>; details?: Record<string, unknown> } = {},
+    readonly extra: {
+      parameter?: string;
+      headers?: Record<string, string>;
+      details?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
   }
@@ -42,12 +46,18 @@ export const unknownParameter = (parameter: string, allowed: readonly string[]) 
 export const notFound = (message: string) => new ApiError(404, "NotFound", message);
 
 /** The spec's wording for a path that does not exist (also a wrong API version). */
-export const cannotGet = (method: string, path: string) => new ApiError(404, "NotFound", `Cannot ${method} ${path}`);
+export const cannotGet = (method: string, path: string) =>
+  new ApiError(404, "NotFound", `Cannot ${method} ${path}`);
 
 export const methodNotAllowed = (method: string, allow: readonly string[]) =>
-  new ApiError(405, "MethodNotAllowed", `Method ${method} is not allowed here. Allowed: ${allow.join(", ")}`, {
-    headers: { allow: allow.join(", ") },
-  });
+  new ApiError(
+    405,
+    "MethodNotAllowed",
+    `Method ${method} is not allowed here. Allowed: ${allow.join(", ")}`,
+    {
+      headers: { allow: allow.join(", ") },
+    },
+  );
 
 export const serviceUnavailable = (message: string, details?: Record<string, unknown>) =>
   new ApiError(503, "ServiceUnavailable", message, details ? { details } : {});

@@ -29,7 +29,10 @@ export function parseQuery<const E extends Entries>(
   const issue = result.issues[0];
   const key = issue.path?.[0]?.key;
   const parameter = typeof key === "string" ? key : "query";
-  throw badParameter(parameter, issue.message.startsWith(parameter) ? issue.message : `${parameter}: ${issue.message}`);
+  throw badParameter(
+    parameter,
+    issue.message.startsWith(parameter) ? issue.message : `${parameter}: ${issue.message}`,
+  );
 }
 
 /** A dynamic path segment: Vercel passes it as a query parameter; otherwise it is the path's last segment. */

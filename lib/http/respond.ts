@@ -11,8 +11,7 @@ export const stringify = (body: unknown): string =>
   JSON.stringify(body, (_key, value) => (typeof value === "bigint" ? value.toString() : value));
 
 /** A strong validator of the exact bytes sent, so a CDN or client can revalidate with If-None-Match. */
-export const etagOf = (body: string): string =>
-  `"${createHash("sha1").update(body).digest("base64url")}"`;
+export const etagOf = (body: string): string => `"${createHash("sha1").update(body).digest("base64url")}"`;
 
 export type ResponseInit = { status?: number; headers?: Record<string, string>; contentType?: string };
 
@@ -49,7 +48,10 @@ export function errorResponse(error: unknown, request?: Request): Response {
   }
   log("error", "unhandled error", {
     path: request ? new URL(request.url).pathname : undefined,
-    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    error:
+      error instanceof Error
+        ? { name: error.name, message: error.message, stack: error.stack }
+        : String(error),
   });
   const message = "The server could not complete the request. Please try again later.";
   return new Response(

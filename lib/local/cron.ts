@@ -19,7 +19,11 @@ export function startCrons(options: { root: string; baseUrl: string; cronSecret?
         await callCron(options.baseUrl, path, options.cronSecret);
       }),
   );
-  return { stop: () => jobs.forEach((job) => job.stop()) };
+  return {
+    stop: () => {
+      for (const job of jobs) job.stop();
+    },
+  };
 }
 
 export async function callCron(baseUrl: string, path: string, cronSecret?: string): Promise<void> {

@@ -92,7 +92,9 @@ async function invoke(mod: Module, request: Request): Promise<Response> {
     const res = await (mod.GET as (r: Request) => Promise<Response>)(new Request(request, { method: "GET" }));
     return new Response(null, { status: res.status, headers: res.headers });
   }
-  const allow = METHODS.filter((m) => typeof mod[m] === "function" || (m === "HEAD" && typeof mod.GET === "function"));
+  const allow = METHODS.filter(
+    (m) => typeof mod[m] === "function" || (m === "HEAD" && typeof mod.GET === "function"),
+  );
   if (allow.length === 0) throw new ApiError(500, "InternalError", "route exports no handler");
   throw methodNotAllowed(method, allow);
 }

@@ -74,7 +74,15 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
     const kind = rand();
     let geo: Pick<
       NewLocationProofRow,
-      "locationType" | "location" | "geometry" | "longitude" | "latitude" | "minLon" | "minLat" | "maxLon" | "maxLat"
+      | "locationType"
+      | "location"
+      | "geometry"
+      | "longitude"
+      | "latitude"
+      | "minLon"
+      | "minLat"
+      | "maxLon"
+      | "maxLat"
     >;
     if (kind < 0.8) {
       geo = {

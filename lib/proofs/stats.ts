@@ -44,10 +44,15 @@ const toCounts = (r: Record<string, unknown>): Counts => {
  * Statistics over every stored proof, revoked ones included (`total` counts them; `active` does not), overall and
  * per chain — the chains come from the data, not from a list. Time windows count by event time.
  */
-export async function proofStats(db: Db): Promise<Counts & { by_chain: Record<string, Counts & { chain_id: number }> }> {
+export async function proofStats(
+  db: Db,
+): Promise<Counts & { by_chain: Record<string, Counts & { chain_id: number }> }> {
   const [overall, perChain] = await Promise.all([
     queryRows(db, sql`select ${AGGREGATES} from location_proofs`),
-    queryRows(db, sql`select chain, min(chain_id)::int as chain_id, ${AGGREGATES} from location_proofs group by chain order by chain`),
+    queryRows(
+      db,
+      sql`select chain, min(chain_id)::int as chain_id, ${AGGREGATES} from location_proofs group by chain order by chain`,
+    ),
   ]);
   const byChain: Record<string, Counts & { chain_id: number }> = {};
   for (const row of perChain) {

@@ -11,7 +11,10 @@ export const LIST_PATH = "/api/v0/location-proofs";
 export function listFilter(q: ListQuery): ProofFilter {
   const times: TimeInterval[] = [];
   if (q.fromTimestamp || q.toTimestamp) {
-    times.push({ ...(q.fromTimestamp ? { start: q.fromTimestamp } : {}), ...(q.toTimestamp ? { end: q.toTimestamp } : {}) });
+    times.push({
+      ...(q.fromTimestamp ? { start: q.fromTimestamp } : {}),
+      ...(q.toTimestamp ? { end: q.toTimestamp } : {}),
+    });
   }
   if (q.datetime) times.push(q.datetime);
   return {

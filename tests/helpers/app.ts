@@ -23,7 +23,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   setConfig(loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0", ...env }));
   setDatabase(handle);
   const router = createRouter(ROOT);
-  const request = (path: string, init?: RequestInit) => router.handle(new Request(new URL(path, TEST_BASE), init));
+  const request = (path: string, init?: RequestInit) =>
+    router.handle(new Request(new URL(path, TEST_BASE), init));
   return {
     db: handle.db,
     handle,
