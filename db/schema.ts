@@ -81,7 +81,10 @@ export const locationProofs = pgTable(
     index("location_proofs_subject_idx").on(t.subject, t.eventTimestamp.desc().nullsLast()),
     index("location_proofs_block_idx").on(t.chainId, t.blockNumber),
     // Spatial filter: && on boxes, served by GiST. Rows without coordinates have null bounds and are not indexed.
-    index("location_proofs_bbox_gist").using("gist", sql`box(point(min_lon, min_lat), point(max_lon, max_lat))`),
+    index("location_proofs_bbox_gist").using(
+      "gist",
+      sql`box(point(min_lon, min_lat), point(max_lon, max_lat))`,
+    ),
     // min()/max() for the collection extent without a scan.
     index("location_proofs_min_lon_idx").on(t.minLon),
     index("location_proofs_max_lon_idx").on(t.maxLon),

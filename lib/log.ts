@@ -3,7 +3,11 @@ import { getConfig, type LogLevel } from "./config.js";
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /** Structured logs: one JSON line per event, e.g. one per request and one per sync run. */
-export function log(level: Exclude<LogLevel, "silent">, msg: string, fields: Record<string, unknown> = {}): void {
+export function log(
+  level: Exclude<LogLevel, "silent">,
+  msg: string,
+  fields: Record<string, unknown> = {},
+): void {
   let threshold: LogLevel = "info";
   try {
     threshold = getConfig().logLevel;

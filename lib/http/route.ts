@@ -55,11 +55,15 @@ function finish(request: Request, response: Response, options: RouteOptions): Re
   for (const [key, value] of Object.entries(SECURITY_HEADERS)) headers.set(key, value);
   if (!headers.has("content-security-policy")) headers.set("content-security-policy", DEFAULT_CSP);
   const cacheable =
-    options.access === "public" && options.cache !== false && request.method === "GET" && response.status === 200;
+    options.access === "public" &&
+    options.cache !== false &&
+    request.method === "GET" &&
+    response.status === 200;
   if (options.access === "public") {
     for (const [key, value] of Object.entries(CORS_HEADERS)) headers.set(key, value);
   }
-  if (!headers.has("cache-control")) headers.set("cache-control", cacheable ? PUBLIC_CACHE_CONTROL : "no-store");
+  if (!headers.has("cache-control"))
+    headers.set("cache-control", cacheable ? PUBLIC_CACHE_CONTROL : "no-store");
   if (cacheable) {
     headers.append("vary", "Accept");
     const etag = headers.get("etag");
