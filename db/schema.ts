@@ -95,3 +95,70 @@ export const locationProofs = pgTable(
 
 export type LocationProofRow = typeof locationProofs.$inferSelect;
 export type NewLocationProofRow = typeof locationProofs.$inferInsert;
+
+/**
+ * Sync state, one row per chain: the cursor (last block fully indexed, moved in the same transaction as the rows it
+ * covers), the lease that keeps one writer per chain, the worker's pause flag and the adaptive eth_getLogs range.
+ * Persisted here, never in process memory: every cron invocation may be a fresh cold start.
+ */
+export const syncState = pgTable("sync_state", {
+  chainId: integer("chain_id").primaryKey(),
+  chain: text("chain").notNull(),
+  /** Last block whose logs are all stored; null: nothing indexed yet (start at the chain's start block). */
+  cursorBlock: bigint("cursor_block", { mode: "number" }),
+  cursorBlockTime: timestamp("cursor_block_time", { withTimezone: true, mode: "date" }),
+  /** Latest chain head seen by a run, for status when the chain cannot be asked. */
+  headBlock: bigint("head_block", { mode: "number" }),
+  headCheckedAt: timestamp("head_checked_at", { withTimezone: true, mode: "date" }),
+  /** eth_getLogs range (blocks) that last succeeded; grows on success, shrinks to what a provider accepts. */
+  rangeSize: integer("range_size"),
+  leaseOwner: text("lease_owner"),
+  leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true, mode: "date" }),
+  paused: boolean("paused").notNull().default(false),
+  pausedAt: timestamp("paused_at", { withTimezone: true, mode: "date" }),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * Hashes of indexed blocks (each committed range's last block and every block that held one of our logs). A stored
+ * hash that is no longer canonical means a reorg: the engine rewinds to the newest block whose hash still matches.
+ */
+export const syncBlocks = pgTable(
+  "sync_blocks",
+  {
+    chainId: integer("chain_id").notNull(),
+    blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+    blockHash: text("block_hash").notNull(),
+  },
+  (t) => [primaryKey({ name: "sync_blocks_pkey", columns: [t.chainId, t.blockNumber] })],
+);
+
+/** One row per sync or reconciliation run, for the status endpoint and for operators. */
+export const syncRuns = pgTable(
+  "sync_runs",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    chainId: integer("chain_id").notNull(),
+    chain: text("chain").notNull(),
+    /** sync | revocations */
+    kind: text("kind").notNull(),
+    /** cron | manual | backfill */
+    trigger: text("trigger").notNull(),
+    /** running | ok | partial | skipped | error */
+    status: text("status").notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull(),
+    finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
+    fromBlock: bigint("from_block", { mode: "number" }),
+    toBlock: bigint("to_block", { mode: "number" }),
+    attestations: integer("attestations").notNull().default(0),
+    revocations: integer("revocations").notNull().default(0),
+    /** blocks rewound because of a reorg */
+    rewound: integer("rewound").notNull().default(0),
+    rpcRequests: integer("rpc_requests").notNull().default(0),
+    error: text("error"),
+  },
+  (t) => [index("sync_runs_chain_idx").on(t.chainId, t.startedAt.desc())],
+);
+
+export type SyncStateRow = typeof syncState.$inferSelect;
+export type SyncRunRow = typeof syncRuns.$inferSelect;
