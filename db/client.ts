@@ -70,7 +70,7 @@ export function getDatabase(): Promise<DbHandle> {
         "DATABASE_URL is not set and no embedded database was started (run the service with `npm run dev`)",
       );
     }
-    current = connect(config.databaseUrl, config.env.DATABASE_DRIVER);
+    current = connect(config.databaseUrl, config.databaseDriver);
     // A failed connection attempt must not be cached forever.
     current.catch(() => {
       current = undefined;

@@ -53,6 +53,7 @@ const EnvSchema = v.object({
       ]),
     ),
   ),
+  DATABASE_DRIVER: v.optional(v.picklist(["pg", "neon"], "DATABASE_DRIVER must be pg or neon")),
   PUBLIC_BASE_URL: url("PUBLIC_BASE_URL"),
   CRON_SECRET: optionalNonEmpty,
   LOG_LEVEL: v.optional(
@@ -61,6 +62,14 @@ const EnvSchema = v.object({
   ),
   CHAINS: optionalNonEmpty,
   RATE_LIMIT_PER_MINUTE: v.optional(intFrom("RATE_LIMIT_PER_MINUTE", 0, 1_000_000), "100"),
+  RATE_LIMIT_PREFIX: v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.regex(/^[A-Za-z0-9:._-]{1,64}$/, "RATE_LIMIT_PREFIX must be 1-64 characters of A-Z a-z 0-9 : . _ -"),
+    ),
+    "lpqs:rl",
+  ),
   DEVNET_PORT: v.optional(intFrom("DEVNET_PORT", 1, 65535), "8545"),
   REDIS_URL: v.optional(
     v.pipe(
@@ -82,12 +91,16 @@ export type Config = {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Forces the driver for DATABASE_URL (default: Neon's serverless driver for *.neon.tech hosts, else node-postgres). */
+  databaseDriver: "pg" | "neon" | undefined;
   publicBaseUrl: string | undefined;
   cronSecret: string | undefined;
   logLevel: LogLevel;
   /** Chain names selected by CHAINS; validated against the registry by lib/chains. */
   chains: string[] | undefined;
   rateLimitPerMinute: number;
+  /** Key prefix of the rate limiter's counters in Redis (lets several deployments or test runs share one Redis). */
+  rateLimitPrefix: string;
   devnetPort: number;
   redisUrl: string | undefined;
   upstash: { url: string; token: string } | undefined;
@@ -124,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    databaseDriver: e.DATABASE_DRIVER,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     cronSecret: e.CRON_SECRET,
     logLevel: e.LOG_LEVEL,
@@ -131,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((c) => c.trim().toLowerCase())
       .filter(Boolean),
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitPrefix: e.RATE_LIMIT_PREFIX,
     devnetPort: e.DEVNET_PORT,
     redisUrl: e.REDIS_URL,
     upstash:

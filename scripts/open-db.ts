@@ -9,7 +9,7 @@ export async function openConfiguredDb(config: Config): Promise<{ handle: DbHand
   let handle: DbHandle;
   let where: string;
   if (config.databaseUrl) {
-    handle = await connect(config.databaseUrl, config.env.DATABASE_DRIVER);
+    handle = await connect(config.databaseUrl, config.databaseDriver);
     const u = new URL(config.databaseUrl);
     where = `${handle.kind} ${u.hostname}:${u.port || 5432}${u.pathname}`;
   } else {
