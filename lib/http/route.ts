@@ -1,13 +1,15 @@
 import { log } from "../log.js";
+import { authorizeRestricted } from "./auth.js";
 import { CORS_HEADERS } from "./cors.js";
+import { getRateLimiter, type RateLimitOutcome, rateLimitHeaders, tooManyRequests } from "./rate-limit.js";
 import { errorResponse } from "./respond.js";
 
 export type Handler = (request: Request) => Promise<Response>;
 
 export type RouteOptions = {
   /**
-   * public: anyone may read it (CORS, CDN caching with ETag/304, rate limited).
-   * restricted: sync and cron endpoints (never cached, no CORS).
+   * public: anyone may read it (CORS, CDN caching with ETag/304, rate limited: lib/http/rate-limit.ts).
+   * restricted: sync and cron endpoints (bearer CRON_SECRET: lib/http/auth.ts; never cached, no CORS).
    */
   access: "public" | "restricted";
   /** Public responses are CDN-cacheable unless this is false (e.g. /health must reflect the present). */
@@ -27,19 +29,24 @@ const SECURITY_HEADERS: Record<string, string> = {
 const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /**
- * Wraps a route handler with what every route shares: errors become JSON responses in one place, shared headers
- * (security, CORS, caching), conditional requests, and one structured log line per request.
+ * Wraps a route handler with what every route shares: access (rate limit or restricted-endpoint auth, before the
+ * handler runs), errors become JSON responses in one place, shared headers (security, CORS, caching, rate limit),
+ * conditional requests, and one structured log line per request.
  */
 export function route(handler: Handler, options: RouteOptions): Handler {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
     let response: Response;
+    let limit: RateLimitOutcome = { state: "off" };
     try {
+      if (options.access === "restricted") authorizeRestricted(request);
+      else limit = await getRateLimiter().check(request);
+      if (limit.state === "limited") throw tooManyRequests(limit);
       response = await handler(request);
     } catch (error) {
       response = errorResponse(error, request);
     }
-    response = finish(request, response, options);
+    response = finish(request, response, options, rateLimitHeaders(limit));
     log("info", "request", {
       method: request.method,
       path: new URL(request.url).pathname,
@@ -50,8 +57,14 @@ export function route(handler: Handler, options: RouteOptions): Handler {
   };
 }
 
-function finish(request: Request, response: Response, options: RouteOptions): Response {
+function finish(
+  request: Request,
+  response: Response,
+  options: RouteOptions,
+  extraHeaders: Record<string, string>,
+): Response {
   const headers = new Headers(response.headers);
+  for (const [key, value] of Object.entries(extraHeaders)) headers.set(key, value);
   for (const [key, value] of Object.entries(SECURITY_HEADERS)) headers.set(key, value);
   if (!headers.has("content-security-policy")) headers.set("content-security-policy", DEFAULT_CSP);
   const cacheable =

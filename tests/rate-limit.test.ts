@@ -1,0 +1,276 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { createClient } from "@redis/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig, setConfig } from "../lib/config.js";
+import { getRateLimiter, rateLimitFailures } from "../lib/http/rate-limit.js";
+import { scanApi } from "../lib/local/route-table.js";
+import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { startServerProcess } from "./helpers/serve.js";
+
+/**
+ * The public rate limit end to end, through the real routing. With REDIS_URL (CI's PostgreSQL pass) the limiter
+ * runs against that real Redis; without it, against the in-process store. Every run uses its own key prefix so
+ * concurrent runs against one Redis never share counters.
+ */
+const REDIS_URL = process.env.REDIS_URL;
+const RUN = `lpqs-test:${process.pid}:${randomBytes(4).toString("hex")}`;
+let app: TestApp;
+let prefixes = 0;
+
+/** A fresh configuration (and so a fresh limiter) with its own key prefix. */
+function configure(env: Record<string, string> = {}): string {
+  const prefix = `${RUN}:${++prefixes}`;
+  setConfig(
+    loadConfig({
+      LOG_LEVEL: "silent",
+      RATE_LIMIT_PER_MINUTE: "100",
+      RATE_LIMIT_PREFIX: prefix,
+      ...(REDIS_URL ? { REDIS_URL } : {}),
+      ...env,
+    }),
+  );
+  return prefix;
+}
+
+const from = (ip: string, headers: Record<string, string> = {}) => ({
+  headers: { "x-real-ip": ip, ...headers },
+});
+
+/**
+ * The sliding window weighs the previous minute's count; a burst that straddles a minute boundary is therefore
+ * allowed one or two more requests. Start bursts well inside a window so the counts are exact.
+ */
+async function awayFromWindowEdge(needMs = 12_000): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+beforeAll(async () => {
+  app = await createTestApp({ RATE_LIMIT_PER_MINUTE: "0" });
+});
+afterAll(async () => {
+  await getRateLimiter().close();
+  await app.close();
+});
+
+describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => {
+  it("uses the backend the environment selects", () => {
+    configure();
+    expect(getRateLimiter().backend).toBe(REDIS_URL ? "redis" : "memory");
+  });
+
+  it("lets 100 requests through, refuses the 101st with 429 and Retry-After; another IP is unaffected", async () => {
+    const prefix = configure();
+    await awayFromWindowEdge();
+    const ip = "203.0.113.7";
+    for (let i = 1; i <= 100; i++) {
+      const res = await app.request("/api/v0/config", from(ip));
+      expect(res.status, `request ${i}`).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBe("100");
+      expect(res.headers.get("ratelimit-remaining")).toBe(String(100 - i));
+      expect(res.headers.get("x-ratelimit-limit")).toBe("100");
+      expect(res.headers.get("x-ratelimit-remaining")).toBe(String(100 - i));
+      const reset = Number(res.headers.get("ratelimit-reset"));
+      expect(reset).toBeGreaterThanOrEqual(0);
+      expect(reset).toBeLessThanOrEqual(60);
+      expect(res.headers.get("x-ratelimit-reset")).toBe(res.headers.get("ratelimit-reset"));
+      expect(res.headers.get("retry-after")).toBeNull();
+    }
+    const refused = await app.request("/api/v0/config", from(ip));
+    expect(refused.status).toBe(429);
+    const retryAfter = refused.headers.get("retry-after");
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+    // Browsers must be able to read the 429 and its headers.
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    expect(refused.headers.get("access-control-expose-headers")).toContain("Retry-After");
+    const body = await refused.json();
+    expect(body).toMatchObject({ error: "Too Many Requests", code: "TooManyRequests" });
+    expect(body.message).toMatch(/too many requests/i);
+
+    const other = await app.request("/api/v0/config", from("203.0.113.8"));
+    expect(other.status).toBe(200);
+    expect(other.headers.get("ratelimit-remaining")).toBe("99");
+
+    if (REDIS_URL) {
+      // The counters really live in Redis, under this run's prefix.
+      const redis = createClient({ url: REDIS_URL });
+      await redis.connect();
+      try {
+        const keys = await redis.keys(`${prefix}:*`);
+        expect(keys.some((k) => k.includes("203.0.113.7"))).toBe(true);
+        expect(keys.some((k) => k.includes("203.0.113.8"))).toBe(true);
+      } finally {
+        redis.destroy();
+      }
+    }
+  });
+
+  it("counts per client across every public endpoint, 404s included, and never trusts X-Forwarded-For", async () => {
+    configure({ RATE_LIMIT_PER_MINUTE: "5" });
+    await awayFromWindowEdge();
+    const ip = "198.51.100.20";
+    const paths = ["/api/v0/config", "/health", "/", "/api/v0/location-proofs?limit=1", "/api/nope"];
+    const statuses = [];
+    for (const path of paths) statuses.push((await app.request(path, from(ip))).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 404]);
+    // A forged X-Forwarded-For (and a different API key) does not make a new client.
+    for (const path of [...paths, "/api/v0/location-proofs/stats"]) {
+      const res = await app.request(path, from(ip, { "x-forwarded-for": "192.0.2.55", "x-api-key": "k-1" }));
+      expect(res.status, path).toBe(429);
+      expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+    }
+  });
+
+  it("accepts X-API-Key and counts it like any other request", async () => {
+    configure({ RATE_LIMIT_PER_MINUTE: "2" });
+    await awayFromWindowEdge();
+    const headers = from("192.0.2.77", { "x-api-key": "any-key" });
+    expect((await app.request("/api/v0/config", headers)).status).toBe(200);
+    expect((await app.request("/api/v0/config", headers)).status).toBe(200);
+    expect((await app.request("/api/v0/config", headers)).status).toBe(429);
+  });
+
+  it("limits an IPv6 client by its /64", async () => {
+    configure({ RATE_LIMIT_PER_MINUTE: "2" });
+    await awayFromWindowEdge();
+    expect((await app.request("/api/v0/config", from("2001:db8:1:2::1"))).status).toBe(200);
+    expect((await app.request("/api/v0/config", from("2001:db8:1:2:ffff::9"))).status).toBe(200);
+    expect((await app.request("/api/v0/config", from("2001:db8:1:2:abcd::5"))).status).toBe(429);
+    expect((await app.request("/api/v0/config", from("2001:db8:1:3::1"))).status).toBe(200);
+  });
+
+  it("RATE_LIMIT_PER_MINUTE=0 turns limiting off (no headers, no 429)", async () => {
+    configure({ RATE_LIMIT_PER_MINUTE: "0" });
+    for (let i = 0; i < 120; i++) {
+      const res = await app.request("/api/v0/config", from("203.0.113.99"));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBeNull();
+    }
+  });
+
+  it("does not limit CORS preflights or the restricted endpoints", async () => {
+    configure({ RATE_LIMIT_PER_MINUTE: "1", CRON_SECRET: "s3cret" });
+    await awayFromWindowEdge();
+    const ip = "203.0.113.50";
+    expect((await app.request("/api/v0/config", from(ip))).status).toBe(200);
+    expect((await app.request("/api/v0/config", from(ip))).status).toBe(429);
+    const preflight = await app.request("/api/v0/config", { method: "OPTIONS", ...from(ip) });
+    expect(preflight.status).toBe(204);
+    // Every route declared restricted answers 401 without the bearer token: refused by auth, never counted.
+    for (const path of restrictedPaths()) {
+      const res = await app.request(path, { method: "POST", ...from(ip) });
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get("ratelimit-limit"), path).toBeNull();
+    }
+  });
+});
+
+describe("fail open", () => {
+  it("serves every request when Redis is unreachable (closed port), and counts the failures", async () => {
+    const port = await closedPort();
+    configure({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: "3" });
+    expect(getRateLimiter().backend).toBe("redis");
+    const before = rateLimitFailures().count;
+    const started = performance.now();
+    for (let i = 0; i < 20; i++) {
+      const res = await app.request("/api/v0/config", from("203.0.113.60"));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("ratelimit-limit")).toBeNull();
+    }
+    // The first request waits at most the short first-connect wait; the rest fail fast.
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(rateLimitFailures().count - before).toBe(20);
+    expect(rateLimitFailures().last).toMatch(/not connected/);
+  });
+
+  it("serves requests when Redis accepts connections but never answers (timeout)", async () => {
+    const { server, port } = await blackHole();
+    try {
+      configure({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: "3" });
+      const before = rateLimitFailures().count;
+      for (let i = 0; i < 4; i++) {
+        const started = performance.now();
+        const res = await app.request("/api/v0/config", from("203.0.113.61"));
+        expect(res.status).toBe(200);
+        expect(performance.now() - started).toBeLessThan(2500);
+      }
+      expect(rateLimitFailures().count - before).toBe(4);
+    } finally {
+      await getRateLimiter().close();
+      server.close();
+    }
+  });
+});
+
+describe.skipIf(!REDIS_URL)("two server processes", () => {
+  it("share one limit through Redis", { timeout: 90_000 }, async () => {
+    const prefix = `${RUN}:processes`;
+    const env = { REDIS_URL: REDIS_URL!, RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_PREFIX: prefix };
+    const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    try {
+      expect(a.pid).not.toBe(b.pid);
+      await awayFromWindowEdge();
+      // 50 requests to each: neither process alone has seen more than its share of the limit...
+      for (let i = 0; i < 50; i++) {
+        for (const server of [a, b]) {
+          const res = await fetch(`${server.url}/api/v0/config`);
+          expect(res.status).toBe(200);
+          await res.arrayBuffer();
+        }
+      }
+      // ...yet both now refuse, because the count is shared.
+      for (const server of [a, b]) {
+        const res = await fetch(`${server.url}/api/v0/config`);
+        expect(res.status).toBe(429);
+        expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+        expect((await res.json()).code).toBe("TooManyRequests");
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+if (!REDIS_URL) {
+  describe("two server processes", () => {
+    it.skip("share one limit through Redis — skipped: REDIS_URL is not set (CI sets it on its PostgreSQL pass)", () => {});
+  });
+}
+
+/** A port nothing listens on: bind one, note it, close it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A TCP server that accepts connections and never replies: a hung Redis. */
+async function blackHole(): Promise<{ server: Server; port: number }> {
+  const sockets = new Set<import("node:net").Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+  });
+  server.on("close", () => {
+    for (const s of sockets) s.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+/** The concrete paths of the api/ files that declare `access: "restricted"` (none until the sync routes land). */
+function restrictedPaths(): string[] {
+  return scanApi(ROOT)
+    .filter((r) => r.params.length === 0 && /access:\s*"restricted"/.test(readFileSync(r.file, "utf8")))
+    .map((r) => r.path);
+}
