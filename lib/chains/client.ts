@@ -1,0 +1,46 @@
+import { createPublicClient, fallback, http, type PublicClient, type Transport } from "viem";
+import type { ChainConfig } from "./registry.js";
+
+export type ChainClient = PublicClient<Transport>;
+
+export type ClientOptions = {
+  /** Replaces the HTTP transport (tests: fault injection; benches: counting). */
+  transport?: Transport;
+  /** Per-request timeout; a hung RPC must not eat a serverless function's whole budget. */
+  timeoutMs?: number;
+  /** Called once per HTTP request sent, to count RPC requests per run. */
+  onRequest?: () => void;
+};
+
+/**
+ * A viem public client for one chain: an http transport per RPC URL, wrapped in viem's `fallback` when several are
+ * configured (RPC_URL_<CHAIN>=a,b), so one failing provider does not stop the chain. The viem chain object is built
+ * from our registry, never imported from viem/chains (cold start, see DESIGN.md).
+ */
+export function createChainClient(chain: ChainConfig, options: ClientOptions = {}): ChainClient {
+  const transport = options.transport ?? httpTransport(chain.rpcUrls, options);
+  return createPublicClient({
+    chain: {
+      id: chain.chainId,
+      name: chain.displayName,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: chain.rpcUrls } },
+    },
+    transport,
+    // The engine batches reads itself (Multicall3); viem's own batching would hide request counts.
+    batch: { multicall: false },
+    cacheTime: 0,
+  });
+}
+
+function httpTransport(urls: string[], options: ClientOptions): Transport {
+  if (urls.length === 0) throw new Error("no RPC URL configured");
+  const one = (url: string) =>
+    http(url, {
+      timeout: options.timeoutMs ?? 15_000,
+      retryCount: 2,
+      retryDelay: 250,
+      ...(options.onRequest ? { onFetchRequest: () => options.onRequest?.() } : {}),
+    });
+  return urls.length === 1 ? one(urls[0]!) : fallback(urls.map(one), { rank: false, retryCount: 1 });
+}

@@ -1,0 +1,62 @@
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
+import type { Address, Hex } from "viem";
+import { spawnAnvil } from "./anvil.js";
+import { deployEas } from "./eas.js";
+import { seedDevnet } from "./seed.js";
+
+export type DevnetOptions = {
+  port: number;
+  /** Keep the chain across restarts (anvil --state), e.g. .data/devnet-state.json next to the PGlite database. */
+  statePath?: string;
+  /** Write the sample proofs (only on a fresh chain; a restored one already has them). */
+  seed?: boolean;
+  /** Seconds between blocks (default 1: confirmations advance without traffic); 0 = one block per transaction. */
+  blockTimeSeconds?: number;
+};
+
+export type Devnet = {
+  rpcUrl: string;
+  chainId: number;
+  eas: Address;
+  schemaRegistry: Address;
+  schemaUid: Hex;
+  /** uids the seeder wrote (empty when not seeded or restored) */
+  seeded: Hex[];
+  stop(): Promise<void>;
+};
+
+/**
+ * A local chain with EAS, the location-proof schema and Multicall3, for `npm run dev`, tests and benches. Loopback
+ * only; anvil dies with this process.
+ */
+export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
+  const restored = options.statePath !== undefined && existsSync(options.statePath);
+  const anvil = await spawnAnvil({
+    port: options.port,
+    blockTimeSeconds: options.blockTimeSeconds ?? 1,
+    ...(options.statePath ? { statePath: options.statePath } : {}),
+  });
+  try {
+    const deployment = await deployEas(anvil.rpcUrl);
+    const seeded = options.seed && !restored ? (await seedDevnet(anvil.rpcUrl, deployment.eas)).uids : [];
+    return { rpcUrl: anvil.rpcUrl, chainId: 31337, ...deployment, seeded, stop: anvil.stop };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}
+
+/** A free TCP port on loopback (tests run in parallel; 8545 may be taken). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
