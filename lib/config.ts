@@ -71,6 +71,8 @@ const EnvSchema = v.object({
     "lpqs:rl",
   ),
   DEVNET_PORT: v.optional(intFrom("DEVNET_PORT", 1, 65535), "8545"),
+  SYNC_TIME_BUDGET_MS: v.optional(intFrom("SYNC_TIME_BUDGET_MS", 1000, 3_600_000), "20000"),
+  SYNC_BLOCK_BUDGET: v.optional(intFrom("SYNC_BLOCK_BUDGET", 1, 1_000_000_000), "5000000"),
   REDIS_URL: v.optional(
     v.pipe(
       v.string(),
@@ -102,6 +104,10 @@ export type Config = {
   /** Key prefix of the rate limiter's counters in Redis (lets several deployments or test runs share one Redis). */
   rateLimitPrefix: string;
   devnetPort: number;
+  /** Wall-clock budget of one sync invocation per chain (a Vercel function has 30 s; leave room to respond). */
+  syncTimeBudgetMs: number;
+  /** Most blocks one sync invocation scans per chain, so a long backfill proceeds in bounded steps. */
+  syncBlockBudget: number;
   redisUrl: string | undefined;
   upstash: { url: string; token: string } | undefined;
   /** True when running on Vercel (VERCEL=1): production rules apply (no embedded database, fail closed). */
@@ -147,6 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitPrefix: e.RATE_LIMIT_PREFIX,
     devnetPort: e.DEVNET_PORT,
+    syncTimeBudgetMs: e.SYNC_TIME_BUDGET_MS,
+    syncBlockBudget: e.SYNC_BLOCK_BUDGET,
     redisUrl: e.REDIS_URL,
     upstash:
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
