@@ -65,7 +65,7 @@ describe("with CRON_SECRET", () => {
   it("refuses a missing, malformed or wrong token with 401 and never runs the handler", async () => {
     configure({ CRON_SECRET: "test-secret" });
     const before = calls;
-    const wrong = [
+    const wrong: Record<string, string>[] = [
       {},
       { authorization: "" },
       { authorization: "Bearer" },
@@ -105,7 +105,12 @@ describe("without CRON_SECRET", () => {
   it("fails closed on Vercel: 503 for everyone, loopback and bearer included", async () => {
     configure({ VERCEL: "1", DATABASE_URL: "postgres://postgres@127.0.0.1:5432/unused" });
     const before = calls;
-    for (const headers of [{}, { "x-real-ip": "127.0.0.1" }, { authorization: "Bearer anything" }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { "x-real-ip": "127.0.0.1" },
+      { authorization: "Bearer x" },
+    ];
+    for (const headers of attempts) {
       const body = await expectRefused(await call(headers), 503);
       expect(body.message).toMatch(/CRON_SECRET/);
     }
@@ -119,7 +124,7 @@ describe("without CRON_SECRET", () => {
       expect((await call({ "x-real-ip": ip })).status, ip).toBe(200);
     }
     expect(calls - before).toBe(5);
-    for (const headers of [
+    const strangers: Record<string, string>[] = [
       { "x-real-ip": "10.0.0.1" },
       { "x-real-ip": "::2" },
       { "x-real-ip": "128.0.0.1" },
@@ -127,7 +132,8 @@ describe("without CRON_SECRET", () => {
       // Only x-real-ip is trusted; a client-supplied X-Forwarded-For claiming loopback is ignored.
       { "x-forwarded-for": "127.0.0.1" },
       { "x-vercel-forwarded-for": "127.0.0.1" },
-    ]) {
+    ];
+    for (const headers of strangers) {
       await expectRefused(await call(headers), 401);
     }
     // No trusted address at all: an unknown caller, told what to do.
