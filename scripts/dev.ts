@@ -4,11 +4,13 @@
 //   npm run dev                     devnet (local anvil + EAS) indexed by the real sync engine
 //   npm run dev -- --no-devnet      no devnet (e.g. with CHAINS=sepolia to sync a real chain)
 //   npm run dev -- --seed 500       also load 500 synthetic sample proofs (see lib/local/sample-proofs.ts)
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { setDatabase } from "../db/client.js";
+import { chainConfigs } from "../lib/chains/registry.js";
 import { ConfigError, getConfig } from "../lib/config.js";
-import { startCrons } from "../lib/local/cron.js";
+import { callCron, startCrons } from "../lib/local/cron.js";
 import { serve } from "../lib/local/http-server.js";
 import { createRouter } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
@@ -32,6 +34,17 @@ async function main() {
   setDatabase(handle);
   if (seed > 0) await insertProofs(handle.db, sampleProofs({ count: seed, seed: 42 }));
 
+  // The devnet runs when it is among the synced chains (the local default) unless --no-devnet.
+  const chains = chainConfigs(config);
+  const devnet =
+    chains.find((c) => c.name === "devnet")?.enabled && !values["no-devnet"]
+      ? await (await import("../lib/devnet/index.js")).startDevnet({
+          port: config.devnetPort,
+          statePath: join(config.dataDir, "devnet-state.json"),
+          seed: true,
+        })
+      : undefined;
+
   const router = createRouter(ROOT);
   const { server, url } = await serve(router, config.port);
   const crons = values["no-cron"]
@@ -40,7 +53,17 @@ async function main() {
 
   console.log(`listening on ${url}`);
   console.log(`  database: ${where}${seed ? ` (+${seed} sample proofs)` : ""}`);
+  if (devnet) {
+    console.log(`  devnet:   ${devnet.rpcUrl} (chain id ${devnet.chainId}), EAS ${devnet.eas}`);
+    if (devnet.seeded.length) console.log(`            seeded ${devnet.seeded.length} sample attestations`);
+  }
+  const synced = chains.filter((c) => c.enabled).map((c) => c.name);
+  console.log(
+    `  syncing:  ${synced.join(", ") || "no chains"}${crons ? " (cron every minute)" : " (cron off)"}`,
+  );
   console.log(`  try: ${url}/api/v0/location-proofs  ${url}/api/ogc  ${url}/health`);
+  // The first sync runs right away (once the seeded blocks have their confirmations), not at the next minute.
+  if (crons) setTimeout(() => void callCron(url, "/api/cron/sync", config.cronSecret), 3000).unref();
 
   let stopping = false;
   const stop = async () => {
@@ -48,6 +71,7 @@ async function main() {
     stopping = true;
     crons?.stop();
     server.close();
+    await devnet?.stop();
     await handle.close();
     process.exit(0);
   };
