@@ -34,6 +34,36 @@ export async function listProofs(
 }
 
 /**
+ * Up to this many matches, a page is cut from the matches themselves (found through the best index for the filter,
+ * then sorted), instead of walking the order index until enough matches turn up, which for a selective filter
+ * (a city-sized bbox among a million proofs) can mean visiting most of the table.
+ */
+export const SMALL_RESULT = 5000;
+
+/**
+ * A page and the exact number of matches, for the OGC items. The count runs first and decides the page's plan:
+ * nothing to fetch when the offset is past the end; filter-then-sort when the matches are few; the order index
+ * (newest first) when they are many, where it meets `limit` matches within a few index pages.
+ */
+export async function pageAndCount(
+  db: Db,
+  filter: ProofFilter,
+  page: Page,
+): Promise<{ rows: LocationProofRow[]; total: number }> {
+  const total = await countProofs(db, filter);
+  if (total === 0 || page.offset >= total) return { rows: [], total };
+  const selective = total <= SMALL_RESULT && whereClause(filter) !== undefined;
+  const rows = await db
+    .select()
+    .from(p)
+    .where(whereClause(filter))
+    .orderBy(...orderBy(page.sort, { avoidIndex: selective }))
+    .limit(page.limit)
+    .offset(page.offset);
+  return { rows, total };
+}
+
+/**
  * One proof by uid, revoked or not. A uid is unique per chain; should two chains ever hold the same uid, the one of
  * the lowest chain id is returned (deterministically).
  */

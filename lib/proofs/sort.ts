@@ -24,10 +24,16 @@ export const DEFAULT_SORT: SortSpec[] = [{ field: "event_timestamp", descending:
  * ORDER BY for a sort, always completed by the primary key (uid, chain_id) so the order is total and offset paging
  * never skips or repeats a row. Nulls sort last in either direction.
  */
-export function orderBy(sort: SortSpec[] = DEFAULT_SORT): SQL[] {
-  const clauses = sort.map(({ field, descending }) =>
-    descending ? sql`${SORTABLE[field]} desc nulls last` : sql`${SORTABLE[field]} asc nulls last`,
-  );
+export function orderBy(sort: SortSpec[] = DEFAULT_SORT, options: { avoidIndex?: boolean } = {}): SQL[] {
+  const clauses = sort.map(({ field, descending }, i) => {
+    // The first key as an expression no index provides: the planner must then filter first and sort the few
+    // matches (see pageAndCount), instead of walking the order index hoping to meet them early.
+    const key =
+      options.avoidIndex && i === 0
+        ? sql`coalesce(${SORTABLE[field]}, ${SORTABLE[field]})`
+        : sql`${SORTABLE[field]}`;
+    return descending ? sql`${key} desc nulls last` : sql`${key} asc nulls last`;
+  });
   if (!sort.some((s) => s.field === "uid")) clauses.push(sql`${p.uid} asc`);
   clauses.push(sql`${p.chainId} asc`);
   return clauses;

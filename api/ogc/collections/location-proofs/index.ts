@@ -1,0 +1,14 @@
+import { parseQuery } from "../../../../lib/http/query.js";
+import { route } from "../../../../lib/http/route.js";
+import { negotiateFormat } from "../../../../lib/ogc/format.js";
+import { FORMAT_ONLY } from "../../../../lib/ogc/items-params.js";
+import { collectionResource } from "../../../../lib/ogc/resources.js";
+
+export { preflight as OPTIONS } from "../../../../lib/http/cors.js";
+
+// GET /api/ogc/collections/location-proofs: metadata with the extent computed from the data.
+export const GET = route(
+  async (request) =>
+    collectionResource(request, negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f)),
+  { access: "public" },
+);

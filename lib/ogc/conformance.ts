@@ -1,0 +1,22 @@
+/**
+ * The conformance classes this service implements fully, and no others (peers.md: no invented URIs). Part 3
+ * (Filtering) and CQL2 classes are declared only where every requirement is met: queryables, the filter parameter,
+ * CQL2 text with the basic operators and the advanced comparison operators (LIKE, BETWEEN, IN). Not declared:
+ * CQL2 JSON, spatial and temporal function classes (only S_INTERSECTS, T_INTERSECTS, T_AFTER, T_BEFORE are
+ * supported, and S_INTERSECTS tests non-point geometries by their bounding box), queryables as query parameters
+ * (only chain, prover and subject are), property-property comparisons, case/accent-insensitive comparison.
+ */
+export const CONFORMANCE_CLASSES = [
+  "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+  "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+  "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+  "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+  "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+  "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+  "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+  "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+  "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+  "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+] as const;
+
+export const conformanceDocument = () => ({ conformsTo: [...CONFORMANCE_CLASSES] });

@@ -1,0 +1,298 @@
+import { and, type SQL, sql } from "drizzle-orm";
+import { locationProofs as p } from "../../../db/schema.js";
+import { bboxCondition } from "../../proofs/filter.js";
+import { GEOMETRY_QUERYABLE, QUERYABLES, type Queryable } from "../queryables.js";
+import type {
+  ComparisonOp,
+  DateLit,
+  Expr,
+  Geometry,
+  PolygonLit,
+  Scalar,
+  Temporal,
+  TimestampLit,
+} from "./ast.js";
+
+/** A filter that is well-formed CQL2 but cannot be evaluated here (unknown property, wrong types, …). */
+export class CqlSemanticError extends Error {}
+
+const fail = (message: string): never => {
+  throw new CqlSemanticError(message);
+};
+
+/**
+ * Compiles a parsed CQL2 expression to SQL for the shared WHERE builder (ProofFilter.where). Properties become
+ * columns from the QUERYABLES allow-list and every literal becomes a bound parameter, so no part of the filter text
+ * ever reaches the SQL text.
+ */
+export function compileCql2(expr: Expr): SQL {
+  switch (expr.kind) {
+    case "and":
+      return and(...expr.args.map(compileCql2))!;
+    case "or":
+      return sql`(${sql.join(
+        expr.args.map((a) => sql`(${compileCql2(a)})`),
+        sql` or `,
+      )})`;
+    case "not":
+      return sql`not (${compileCql2(expr.arg)})`;
+    case "literal":
+      return expr.value ? sql`true` : sql`false`;
+    case "compare":
+      return compare(expr.op, expr.left, expr.right);
+    case "isNull": {
+      const q = queryable(expr.value, "IS NULL");
+      return expr.negated ? sql`${q.column} is not null` : sql`${q.column} is null`;
+    }
+    case "between": {
+      const q = queryable(expr.value, "BETWEEN");
+      if (q.type !== "number" && q.type !== "integer" && q.type !== "timestamp") {
+        fail(`BETWEEN needs a numeric or temporal property; '${name(expr.value)}' is ${q.type}`);
+      }
+      const condition = and(compareWith(q, ">=", expr.low), compareWith(q, "<=", expr.high))!;
+      return expr.negated ? sql`not (${condition})` : condition;
+    }
+    case "in": {
+      const q = queryable(expr.value, "IN");
+      const list = sql`(${sql.join(
+        expr.list.map((item) => literalFor(q, item, "IN")),
+        sql`, `,
+      )})`;
+      return expr.negated ? sql`${q.column} not in ${list}` : sql`${q.column} in ${list}`;
+    }
+    case "like": {
+      const q = queryable(expr.value, "LIKE");
+      if (q.type !== "string" && q.type !== "address")
+        fail(`LIKE needs a string property; '${name(expr.value)}' is ${q.type}`);
+      if (expr.pattern.kind !== "string") fail("LIKE needs a quoted pattern");
+      const raw = (expr.pattern as { value: string }).value;
+      const pattern = q.type === "address" ? raw.toLowerCase() : raw;
+      // CQL2's wildcards (% and _) and escape (\) are PostgreSQL's defaults.
+      return expr.negated ? sql`${q.column} not like ${pattern}` : sql`${q.column} like ${pattern}`;
+    }
+    case "s_intersects":
+      return spatial(expr.args);
+    case "temporal":
+      return temporal(expr.op, expr.args);
+  }
+}
+
+const name = (s: Scalar | Temporal | Geometry): string => (s.kind === "property" ? s.name : s.kind);
+
+function lookup(property: string): Queryable {
+  const q = QUERYABLES[property];
+  if (!q)
+    fail(
+      `unknown property '${property}'. Queryables: ${[GEOMETRY_QUERYABLE, ...Object.keys(QUERYABLES)].join(", ")}`,
+    );
+  return q!;
+}
+
+function queryable(s: Scalar, op: string): Queryable {
+  if (s.kind !== "property") fail(`the left side of ${op} must be a property`);
+  return lookup((s as { name: string }).name);
+}
+
+const FLIP: Record<ComparisonOp, ComparisonOp> = {
+  "=": "=",
+  "<>": "<>",
+  "<": ">",
+  "<=": ">=",
+  ">": "<",
+  ">=": "<=",
+};
+
+function compare(op: ComparisonOp, left: Scalar, right: Scalar): SQL {
+  if (left.kind === "property" && right.kind === "property") {
+    const a = lookup(left.name);
+    const b = lookup(right.name);
+    const family = (t: string) => (t === "integer" ? "number" : t === "address" ? "string" : t);
+    if (family(a.type) !== family(b.type))
+      fail(`cannot compare '${left.name}' (${a.type}) with '${right.name}' (${b.type})`);
+    if (a.type === "boolean" && op !== "=" && op !== "<>") fail(`booleans can only be compared with = or <>`);
+    // sql.raw(op) is safe: op is one of the six operator tokens the lexer recognises, never client text.
+    return sql`${a.column} ${sql.raw(op)} ${b.column}`;
+  }
+  if (left.kind === "property") return compareWith(lookup(left.name), op, right);
+  if (right.kind === "property") return compareWith(lookup(right.name), FLIP[op], left);
+  return fail("a comparison needs a property on at least one side");
+}
+
+/** `column op literal`, with the literal type-checked against the property and bound as a parameter. */
+function compareWith(q: Queryable, op: ComparisonOp, literal: Scalar): SQL {
+  if (literal.kind === "property") fail("BETWEEN bounds must be literals");
+  if (q.type === "boolean" && op !== "=" && op !== "<>") fail("booleans can only be compared with = or <>");
+  if (q.type === "timestamp") {
+    const t = asTemporal(literal);
+    if (t.kind === "date") return dateComparison(q, op, t);
+    return sql`${q.column} ${sql.raw(op)} ${t.value.toISOString()}::timestamptz`;
+  }
+  return sql`${q.column} ${sql.raw(op)} ${literalFor(q, literal, op)}`;
+}
+
+/** A literal of the property's type as a bound parameter with an explicit cast. */
+function literalFor(q: Queryable, literal: Scalar, op: string): SQL {
+  switch (q.type) {
+    case "string":
+    case "address":
+      if (literal.kind !== "string") fail(`${op}: expected a quoted string for a ${q.type} property`);
+      return sql`${q.type === "address" ? (literal as { value: string }).value.toLowerCase() : (literal as { value: string }).value}::text`;
+    case "integer":
+    case "number":
+      if (literal.kind !== "number") fail(`${op}: expected a number`);
+      // numeric keeps integers exact and compares with bigint, integer and double columns alike.
+      return sql`${String((literal as { value: number }).value)}::numeric`;
+    case "boolean":
+      if (literal.kind !== "boolean") fail(`${op}: expected TRUE or FALSE`);
+      return sql`${(literal as { value: boolean }).value}::boolean`;
+    case "timestamp":
+      return sql`${asInstant(literal).toISOString()}::timestamptz`;
+  }
+}
+
+function asTemporal(literal: Scalar): TimestampLit | DateLit {
+  if (literal.kind === "timestamp" || literal.kind === "date") return literal;
+  if (literal.kind === "string") {
+    const at = new Date(literal.value);
+    if (
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(literal.value) &&
+      !Number.isNaN(at.getTime())
+    ) {
+      return { kind: "timestamp", value: at };
+    }
+  }
+  return fail("expected a TIMESTAMP('…') or DATE('…') literal for a temporal property");
+}
+
+function asInstant(literal: Scalar): Date {
+  const t = asTemporal(literal);
+  if (t.kind === "date") fail("IN lists of a temporal property take TIMESTAMP literals");
+  return (t as TimestampLit).value;
+}
+
+/** A DATE is the whole UTC day [start, next): `= DATE` means "on that day". */
+function dateComparison(q: Queryable, op: ComparisonOp, d: DateLit): SQL {
+  const start = sql`${d.start.toISOString()}::timestamptz`;
+  const next = sql`${d.next.toISOString()}::timestamptz`;
+  const c = q.column;
+  switch (op) {
+    case "=":
+      return sql`(${c} >= ${start} and ${c} < ${next})`;
+    case "<>":
+      return sql`(${c} < ${start} or ${c} >= ${next})`;
+    case "<":
+      return sql`${c} < ${start}`;
+    case "<=":
+      return sql`${c} < ${next}`;
+    case ">":
+      return sql`${c} >= ${next}`;
+    case ">=":
+      return sql`${c} >= ${start}`;
+  }
+}
+
+function spatial([a, b]: [Geometry, Geometry]): SQL {
+  const aIsProperty = a.kind === "property";
+  const bIsProperty = b.kind === "property";
+  if (aIsProperty === bIsProperty)
+    fail("S_INTERSECTS compares the geometry property with a geometry literal");
+  const property = (aIsProperty ? a : b) as { name: string };
+  const literal = (aIsProperty ? b : a) as Exclude<Geometry, { kind: "property" }>;
+  if (property.name !== GEOMETRY_QUERYABLE)
+    fail(`'${property.name}' is not a spatial property; use '${GEOMETRY_QUERYABLE}'`);
+  const lonOk = (x: number) => x >= -180 && x <= 180;
+  const latOk = (y: number) => y >= -90 && y <= 90;
+  switch (literal.kind) {
+    case "bbox": {
+      if (![literal.minLon, literal.maxLon].every(lonOk) || ![literal.minLat, literal.maxLat].every(latOk)) {
+        fail("BBOX coordinates must lie in [-180, 180] x [-90, 90]");
+      }
+      if (literal.minLat > literal.maxLat) fail("BBOX minimum latitude must not exceed its maximum");
+      // minLon > maxLon crosses the antimeridian, exactly as the bbox parameter.
+      return bboxCondition(literal);
+    }
+    case "point": {
+      if (!lonOk(literal.lon) || !latOk(literal.lat))
+        fail("POINT coordinates must lie in [-180, 180] x [-90, 90]");
+      return bboxCondition({
+        minLon: literal.lon,
+        minLat: literal.lat,
+        maxLon: literal.lon,
+        maxLat: literal.lat,
+      });
+    }
+    case "polygon":
+      return polygonCondition(literal, lonOk, latOk);
+  }
+}
+
+/**
+ * S_INTERSECTS with a polygon, without PostGIS: the GiST index narrows to the polygon's bounding box, then point
+ * proofs are tested exactly (point in the exterior ring and in no hole); proofs that are lines or polygons are
+ * tested by their bounding box (PostgreSQL's polygon overlap), which can over-match near a concave edge.
+ */
+function polygonCondition(
+  poly: PolygonLit,
+  lonOk: (x: number) => boolean,
+  latOk: (y: number) => boolean,
+): SQL {
+  for (const ring of poly.rings) {
+    if (ring.length < 4) fail("POLYGON rings need at least 4 positions");
+    const [first, last] = [ring[0]!, ring.at(-1)!];
+    if (first[0] !== last[0] || first[1] !== last[1])
+      fail("POLYGON rings must be closed (first position = last)");
+    if (!ring.every(([x, y]) => lonOk(x) && latOk(y)))
+      fail("POLYGON coordinates must lie in [-180, 180] x [-90, 90]");
+  }
+  const outer = poly.rings[0]!;
+  const xs = outer.map(([x]) => x);
+  const ys = outer.map(([, y]) => y);
+  const prefilter = bboxCondition({
+    minLon: Math.min(...xs),
+    minLat: Math.min(...ys),
+    maxLon: Math.max(...xs),
+    maxLat: Math.max(...ys),
+  });
+  // PostgreSQL's polygon text form, built from parsed numbers and bound as one parameter.
+  const pg = (ring: [number, number][]) => `(${ring.map(([x, y]) => `(${x},${y})`).join(",")})`;
+  const point = sql`point(${p.longitude}, ${p.latitude})`;
+  const holes = poly.rings.slice(1).map((ring) => sql` and not (${point} <@ ${pg(ring)}::polygon)`);
+  const box = sql`polygon(box(point(${p.minLon}, ${p.minLat}), point(${p.maxLon}, ${p.maxLat})))`;
+  return sql`(${prefilter} and case when ${p.geometry}->>'type' = 'Point' then (${point} <@ ${pg(outer)}::polygon${sql.join(holes)}) else ${box} && ${pg(outer)}::polygon end)`;
+}
+
+/** Temporal operators on an instant property; a DATE is the whole day, an INTERVAL may be open on one side. */
+function temporal(op: "t_intersects" | "t_after" | "t_before", [a, b]: [Temporal, Temporal]): SQL {
+  const aIsProperty = a.kind === "property";
+  if (aIsProperty === (b.kind === "property"))
+    fail(`${op.toUpperCase()} compares a temporal property with a literal`);
+  const property = (aIsProperty ? a : b) as { name: string };
+  const literal = (aIsProperty ? b : a) as Exclude<Temporal, { kind: "property" }>;
+  const q = lookup(property.name);
+  if (q.type !== "timestamp") fail(`'${property.name}' is not a temporal property`);
+  // T_AFTER(literal, property) is T_BEFORE(property, literal).
+  const effective = aIsProperty ? op : op === "t_after" ? "t_before" : op === "t_before" ? "t_after" : op;
+  const c = q.column;
+  const start = literal.kind === "interval" ? literal.start : literal;
+  const end = literal.kind === "interval" ? literal.end : literal;
+  const atOrAfterStart = start ? sql`${c} >= ${startOf(start)}::timestamptz` : sql`${c} is not null`;
+  const atOrBeforeEnd = end
+    ? end.kind === "date"
+      ? sql`${c} < ${end.next.toISOString()}::timestamptz`
+      : sql`${c} <= ${end.value.toISOString()}::timestamptz`
+    : sql`${c} is not null`;
+  switch (effective) {
+    case "t_intersects":
+      return sql`(${atOrAfterStart} and ${atOrBeforeEnd})`;
+    case "t_after":
+      if (!end) return sql`false`;
+      return end.kind === "date"
+        ? sql`${c} >= ${end.next.toISOString()}::timestamptz`
+        : sql`${c} > ${end.value.toISOString()}::timestamptz`;
+    case "t_before":
+      if (!start) return sql`false`;
+      return sql`${c} < ${startOf(start)}::timestamptz`;
+  }
+}
+
+const startOf = (t: TimestampLit | DateLit): string => (t.kind === "date" ? t.start : t.value).toISOString();

@@ -1,0 +1,95 @@
+/** Tokens of CQL2 text. Keywords are case-insensitive; identifiers keep their case. */
+export type Token =
+  | { type: "ident"; value: string; quoted: boolean; at: number }
+  | { type: "string"; value: string; at: number }
+  | { type: "number"; value: number; at: number }
+  | { type: "op"; value: "=" | "<>" | "<" | "<=" | ">" | ">="; at: number }
+  | { type: "punct"; value: "(" | ")" | ","; at: number }
+  | { type: "end"; at: number };
+
+export class CqlSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+  ) {
+    super(`${message} (at character ${at + 1})`);
+  }
+}
+
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_.:]*/;
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    const rest = text.slice(i);
+    if (c === "'") {
+      // A string literal; a quote inside is written twice ('O''Brien').
+      let value = "";
+      let j = i + 1;
+      for (;;) {
+        if (j >= text.length) throw new CqlSyntaxError("unterminated string literal", i);
+        if (text[j] === "'") {
+          if (text[j + 1] === "'") {
+            value += "'";
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        value += text[j];
+        j++;
+      }
+      tokens.push({ type: "string", value, at: i });
+      i = j + 1;
+      continue;
+    }
+    if (c === '"') {
+      const end = text.indexOf('"', i + 1);
+      if (end < 0) throw new CqlSyntaxError("unterminated quoted identifier", i);
+      tokens.push({ type: "ident", value: text.slice(i + 1, end), quoted: true, at: i });
+      i = end + 1;
+      continue;
+    }
+    if (c === "(" || c === ")" || c === ",") {
+      tokens.push({ type: "punct", value: c, at: i });
+      i++;
+      continue;
+    }
+    const two = rest.slice(0, 2);
+    if (two === "<>" || two === "<=" || two === ">=") {
+      tokens.push({ type: "op", value: two, at: i });
+      i += 2;
+      continue;
+    }
+    if (c === "=" || c === "<" || c === ">") {
+      tokens.push({ type: "op", value: c, at: i });
+      i++;
+      continue;
+    }
+    const number = NUMBER.exec(rest);
+    // Arithmetic is not part of this subset, so a sign directly before a digit always belongs to the number.
+    if (number) {
+      const value = Number(number[0]);
+      if (!Number.isFinite(value)) throw new CqlSyntaxError(`number out of range: ${number[0]}`, i);
+      tokens.push({ type: "number", value, at: i });
+      i += number[0].length;
+      continue;
+    }
+    const ident = IDENT.exec(rest);
+    if (ident) {
+      tokens.push({ type: "ident", value: ident[0], quoted: false, at: i });
+      i += ident[0].length;
+      continue;
+    }
+    throw new CqlSyntaxError(`unexpected character '${c}'`, i);
+  }
+  tokens.push({ type: "end", at: text.length });
+  return tokens;
+}

@@ -1,0 +1,51 @@
+import * as v from "valibot";
+import { CHAIN_NAMES } from "../chains/registry.js";
+import { addressParam, bboxParam, chainListParam, datetimeParam, integerParam } from "../params.js";
+import { OGC_MAX_LIMIT } from "../v0/service-info.js";
+import { FILTER_LANGS } from "./cql2/index.js";
+import { formatParam } from "./format.js";
+import { CRS84 } from "./vocabulary.js";
+
+/**
+ * `limit`: a whole number ≥ 1. Above the maximum it is served as the maximum (Part 1, 7.15.3, recommendation:
+ * clamp rather than refuse), so a client asking for 5000 gets pages of 1000 and next links that keep paging.
+ */
+export const limitParam = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, "limit must be a whole number between 1 and 1000 (larger values are served as 1000)"),
+  v.transform((s) => (s.length > 9 ? Number.MAX_SAFE_INTEGER : Number(s))),
+  v.minValue(1, "limit must be at least 1"),
+  v.transform((n) => Math.min(n, OGC_MAX_LIMIT)),
+);
+
+/** Only CRS84 is served; naming it explicitly is allowed, any other CRS is a 400. */
+const crsParam = (name: string) =>
+  v.pipe(
+    v.string(),
+    v.check(
+      (s) => s.trim() === CRS84 || s.trim() === `<${CRS84}>`,
+      `${name} must be ${CRS84} (the only CRS served)`,
+    ),
+  );
+
+/** Query parameters of GET /api/ogc/collections/location-proofs/items; any other parameter is a 400. */
+export const ITEMS_PARAMS = {
+  f: v.optional(formatParam),
+  limit: v.optional(limitParam),
+  offset: v.optional(integerParam("offset", 0, Number.MAX_SAFE_INTEGER)),
+  bbox: v.optional(bboxParam("bbox", true)),
+  "bbox-crs": v.optional(crsParam("bbox-crs")),
+  datetime: v.optional(datetimeParam),
+  chain: v.optional(chainListParam(CHAIN_NAMES)),
+  prover: v.optional(addressParam("prover")),
+  subject: v.optional(addressParam("subject")),
+  filter: v.optional(v.pipe(v.string(), v.minLength(1, "filter must not be empty"))),
+  "filter-lang": v.optional(v.picklist(FILTER_LANGS, `filter-lang must be ${FILTER_LANGS.join(" or ")}`)),
+  "filter-crs": v.optional(crsParam("filter-crs")),
+  sortby: v.optional(v.pipe(v.string(), v.minLength(1, "sortby must not be empty"))),
+};
+
+export type ItemsQuery = v.InferOutput<v.ObjectSchema<typeof ITEMS_PARAMS, undefined>>;
+
+/** The single-feature and metadata resources take only `f`. */
+export const FORMAT_ONLY = { f: v.optional(formatParam) };

@@ -1,0 +1,52 @@
+/**
+ * The words of OGC API - Features, in one place (pg_featureserv's "vocabulary" split): paths, media types, link
+ * relations and conformance classes. Everything else in lib/ogc builds on these names, so a typo cannot make one
+ * endpoint disagree with another.
+ */
+
+/** Base path of the OGC interface; it carries no version segment (spec, "Versioning"). */
+export const OGC_BASE = "/api/ogc";
+export const COLLECTION_ID = "location-proofs";
+
+export const PATHS = {
+  landing: OGC_BASE,
+  conformance: `${OGC_BASE}/conformance`,
+  api: `${OGC_BASE}/api`,
+  collections: `${OGC_BASE}/collections`,
+  collection: `${OGC_BASE}/collections/${COLLECTION_ID}`,
+  items: `${OGC_BASE}/collections/${COLLECTION_ID}/items`,
+  queryables: `${OGC_BASE}/collections/${COLLECTION_ID}/queryables`,
+  item: (uid: string) => `${OGC_BASE}/collections/${COLLECTION_ID}/items/${encodeURIComponent(uid)}`,
+  asset: (file: string) => `${OGC_BASE}/assets/${file}`,
+} as const;
+
+export const MEDIA = {
+  json: "application/json",
+  geojson: "application/geo+json",
+  html: "text/html",
+  openapi: "application/vnd.oai.openapi+json;version=3.0",
+  schema: "application/schema+json",
+} as const;
+
+/** Link relations (IANA registered, plus the OGC ones, which are URIs). */
+export const REL = {
+  self: "self",
+  alternate: "alternate",
+  serviceDesc: "service-desc",
+  serviceDoc: "service-doc",
+  conformance: "conformance",
+  data: "data",
+  items: "items",
+  collection: "collection",
+  next: "next",
+  prev: "prev",
+  queryables: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+} as const;
+
+export type Link = { href: string; rel: string; type?: string; title?: string };
+
+/** The CRS every geometry is in: WGS 84 longitude/latitude (GeoJSON's RFC 7946 order). */
+export const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+
+/** The trs of the temporal extent: the Gregorian calendar (OGC API - Features Part 1, 7.14.4). */
+export const GREGORIAN = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian";
