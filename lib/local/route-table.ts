@@ -60,10 +60,22 @@ export function matchFile(
     const ok = route.segments.every((segment, i) => {
       const part = parts[i]!;
       if (!isDynamic(segment)) return segment === part;
-      params[segment.slice(1, -1)] = decodeURIComponent(part);
+      // A segment with broken percent-encoding (e.g. "%E0%A4%A") names no resource: no match, so the request
+      // ends in the JSON 404 instead of a URIError (a 500).
+      const decoded = safeDecode(part);
+      if (decoded === undefined) return false;
+      params[segment.slice(1, -1)] = decoded;
       return true;
     });
     if (ok) return { route, params };
   }
   return undefined;
+}
+
+function safeDecode(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
 }
