@@ -1,0 +1,339 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as itemsHandler } from "../api/ogc/collections/location-proofs/items/index.js";
+import type { NewLocationProofRow } from "../db/schema.js";
+import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
+import { createTestApp, TEST_BASE, type TestApp } from "./helpers/app.js";
+
+let app: TestApp;
+const NOW = new Date("2025-06-01T00:00:00Z");
+const rows = sampleProofs({ count: 1100, seed: 42, now: NOW });
+const ITEMS = "/api/ogc/collections/location-proofs/items";
+
+beforeAll(async () => {
+  app = await createTestApp();
+  await insertProofs(app.db, rows);
+});
+afterAll(() => app.close());
+
+type Box = [number, number, number, number];
+const intersects = (r: NewLocationProofRow, [minLon, minLat, maxLon, maxLat]: Box) => {
+  if (r.minLon == null || r.minLat == null || r.maxLon == null || r.maxLat == null) return false;
+  const latOk = r.maxLat >= minLat && r.minLat <= maxLat;
+  const lonOk =
+    minLon <= maxLon ? r.maxLon >= minLon && r.minLon <= maxLon : r.maxLon >= minLon || r.minLon <= maxLon; // crosses the antimeridian
+  return latOk && lonOk;
+};
+const uids = (list: NewLocationProofRow[]) => list.map((r) => r.uid).sort();
+
+/** Every feature of a query, walking next links from the first page. */
+async function walk(path: string) {
+  const seen: string[] = [];
+  let url: string | undefined = path;
+  let matched = -1;
+  let pages = 0;
+  while (url) {
+    const res = await app.get(url.replace(TEST_BASE, ""));
+    expect(res.status, url).toBe(200);
+    if (matched < 0) matched = res.body.numberMatched;
+    expect(res.body.numberMatched).toBe(matched);
+    expect(res.body.numberReturned).toBe(res.body.features.length);
+    seen.push(...res.body.features.map((f: { id: string }) => f.id));
+    url = res.body.links.find((l: { rel: string }) => l.rel === "next")?.href;
+    pages++;
+  }
+  return { seen, matched, pages };
+}
+
+describe("items: the feature collection", () => {
+  it("is GeoJSON with numberMatched, numberReturned, timeStamp and the default limit of 10", async () => {
+    const res = await app.get(ITEMS);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/geo\+json/);
+    expect(res.body.type).toBe("FeatureCollection");
+    expect(res.body.numberMatched).toBe(rows.length);
+    expect(res.body.numberReturned).toBe(10);
+    expect(res.body.features).toHaveLength(10);
+    expect(new Date(res.body.timeStamp).toISOString()).toBe(res.body.timeStamp);
+    const rels = res.body.links.map((l: { rel: string }) => l.rel).sort();
+    expect(rels).toEqual(["alternate", "collection", "next", "self"]);
+    const next = res.body.links.find((l: { rel: string }) => l.rel === "next");
+    expect(next.href).toBe(`${TEST_BASE}${ITEMS}?limit=10&offset=10`);
+    expect(next.type).toBe("application/geo+json");
+  });
+
+  it("orders newest first with uid as tiebreaker, and has prev only when offset > 0", async () => {
+    const res = await app.get(`${ITEMS}?limit=5&offset=5`);
+    const expected = [...rows]
+      .sort((a, b) => b.eventTimestamp!.getTime() - a.eventTimestamp!.getTime() || (a.uid < b.uid ? -1 : 1))
+      .slice(5, 10)
+      .map((r) => r.uid);
+    expect(res.body.features.map((f: { id: string }) => f.id)).toEqual(expected);
+    const prev = res.body.links.find((l: { rel: string }) => l.rel === "prev");
+    expect(prev.href).toBe(`${TEST_BASE}${ITEMS}?limit=5&offset=0`);
+  });
+
+  it("has features with id = uid, the decoded geometry and the proof's properties, revoked ones included", async () => {
+    const res = await app.get(`${ITEMS}?limit=1000&offset=0`);
+    const byId = new Map(rows.map((r) => [r.uid, r]));
+    for (const f of res.body.features) {
+      const r = byId.get(f.id)!;
+      expect(f.type).toBe("Feature");
+      expect(f.geometry).toEqual(r.geometry ?? null);
+      expect(f.properties.chain).toBe(r.chain);
+      expect(f.properties.revoked).toBe(r.revoked);
+      expect(f.properties).toHaveProperty("location_type");
+      expect(f.properties).toHaveProperty("srs");
+      expect(f.properties).toHaveProperty("subject");
+    }
+    expect(res.body.features.some((f: { properties: { revoked: boolean } }) => f.properties.revoked)).toBe(
+      true,
+    );
+    expect(res.body.features.some((f: { geometry: unknown }) => f.geometry === null)).toBe(true);
+  });
+});
+
+describe("items: limit and paging", () => {
+  it("serves a limit above 1000 as 1000 and says so in its links", async () => {
+    const res = await app.get(`${ITEMS}?limit=5000`);
+    expect(res.status).toBe(200);
+    expect(res.body.numberReturned).toBe(1000);
+    const next = res.body.links.find((l: { rel: string }) => l.rel === "next");
+    expect(next.href).toBe(`${TEST_BASE}${ITEMS}?limit=1000&offset=1000`);
+    expect((await app.get(`${ITEMS}?limit=99999999999999999999999`)).body.numberReturned).toBe(1000);
+  });
+
+  it.each(["0", "-1", "abc", "1.5", ""])("rejects limit=%s with an OGC exception", async (limit) => {
+    const res = await app.get(`${ITEMS}?limit=${limit}`);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("InvalidParameterValue");
+    expect(res.body.description).toMatch(/limit/);
+  });
+
+  it.each([1, 7, 1000])(
+    "walking next with limit=%i yields exactly numberMatched features, no duplicates",
+    async (limit) => {
+      const { seen, matched, pages } = await walk(`${ITEMS}?limit=${limit}`);
+      expect(matched).toBe(rows.length);
+      expect(seen).toHaveLength(matched);
+      expect(new Set(seen).size).toBe(matched);
+      expect(pages).toBe(Math.ceil(matched / limit));
+    },
+    120_000,
+  );
+
+  it("walks a filtered query too, and an offset past the end is an empty page", async () => {
+    const { seen, matched } = await walk(`${ITEMS}?limit=7&chain=base&bbox=-180,-90,180,90`);
+    const expected = rows.filter((r) => r.chain === "base" && r.minLon != null);
+    expect(matched).toBe(expected.length);
+    expect(seen.sort()).toEqual(uids(expected));
+    const past = await app.get(`${ITEMS}?offset=5000`);
+    expect(past.body.numberReturned).toBe(0);
+    expect(past.body.numberMatched).toBe(rows.length);
+    expect(past.body.links.some((l: { rel: string }) => l.rel === "next")).toBe(false);
+  });
+});
+
+describe("items: bbox", () => {
+  const cases: [string, Box][] = [
+    ["London", [-0.3, 51.4, 0.0, 51.6]],
+    ["Europe", [-10, 35, 30, 60]],
+    ["across the antimeridian (Fiji and Samoa)", [170, -20, -170, -10]],
+    ["Null Island", [-0.05, -0.05, 0.05, 0.05]],
+    ["the whole world", [-180, -90, 180, 90]],
+  ];
+  it.each(cases)("%s", async (_name, box) => {
+    const res = await app.get(`${ITEMS}?limit=1000&bbox=${box.join(",")}`);
+    expect(res.status).toBe(200);
+    const expected = rows.filter((r) => intersects(r, box));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(res.body.numberMatched).toBe(expected.length);
+    expect(res.body.features.map((f: { id: string }) => f.id).sort()).toEqual(uids(expected));
+    expect(res.body.features.every((f: { geometry: unknown }) => f.geometry !== null)).toBe(true);
+  });
+
+  it("accepts the 3D form and ignores heights", async () => {
+    const flat = await app.get(`${ITEMS}?limit=1000&bbox=170,-20,-170,-10`);
+    const deep = await app.get(`${ITEMS}?limit=1000&bbox=170,-20,-100,-170,-10,5000`);
+    expect(deep.status).toBe(200);
+    expect(deep.body.numberMatched).toBe(flat.body.numberMatched);
+  });
+
+  it.each(["1,2,3", "a,b,c,d", "0,0,200,10", "0,10,10,0", "1,2,3,4,5", "0,0,10,0,10,-5"])(
+    "rejects bbox=%s",
+    async (bbox) => {
+      const res = await app.get(`${ITEMS}?bbox=${bbox}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: "InvalidParameterValue", parameter: "bbox" });
+    },
+  );
+});
+
+describe("items: datetime", () => {
+  const sorted = [...rows].sort((a, b) => a.eventTimestamp!.getTime() - b.eventTimestamp!.getTime());
+  const t = (i: number) => sorted[i]!.eventTimestamp!;
+  const count = (from?: Date, to?: Date) =>
+    rows.filter((r) => (!from || r.eventTimestamp! >= from) && (!to || r.eventTimestamp! <= to)).length;
+
+  it("an instant matches the proofs at that instant", async () => {
+    const at = t(500);
+    const res = await app.get(`${ITEMS}?datetime=${at.toISOString()}`);
+    expect(res.status).toBe(200);
+    expect(res.body.numberMatched).toBe(count(at, at));
+    expect(res.body.numberMatched).toBeGreaterThan(0);
+  });
+
+  it("a closed interval includes both ends", async () => {
+    const [a, b] = [t(100), t(200)];
+    const res = await app.get(`${ITEMS}?datetime=${a.toISOString()}/${b.toISOString()}`);
+    expect(res.body.numberMatched).toBe(count(a, b));
+    expect(res.body.numberMatched).toBeGreaterThanOrEqual(101);
+  });
+
+  it("open ends with '..' (and an empty side)", async () => {
+    const a = t(900);
+    expect((await app.get(`${ITEMS}?datetime=${a.toISOString()}/..`)).body.numberMatched).toBe(count(a));
+    expect((await app.get(`${ITEMS}?datetime=../${a.toISOString()}`)).body.numberMatched).toBe(
+      count(undefined, a),
+    );
+    expect((await app.get(`${ITEMS}?datetime=/${a.toISOString()}`)).body.numberMatched).toBe(
+      count(undefined, a),
+    );
+  });
+
+  it("a date is the whole UTC day", async () => {
+    const day = t(300).toISOString().slice(0, 10);
+    const from = new Date(`${day}T00:00:00Z`);
+    const to = new Date(`${day}T23:59:59.999Z`);
+    expect((await app.get(`${ITEMS}?datetime=${day}`)).body.numberMatched).toBe(count(from, to));
+  });
+
+  it.each(["yesterday", "2025-13-01", "../..", "2025-02-01/2025-01-01", "2025-01-01/2025-02-01/2025-03-01"])(
+    "rejects datetime=%s",
+    async (value) => {
+      const res = await app.get(`${ITEMS}?datetime=${encodeURIComponent(value)}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: "InvalidParameterValue", parameter: "datetime" });
+    },
+  );
+});
+
+describe("items: chain, prover, subject and their combination", () => {
+  it("filters by chain (one or several), prover and subject, combined with AND", async () => {
+    const prover = rows[3]!.prover;
+    const subject = rows[5]!.subject;
+    const box: Box = [-10, 35, 30, 60];
+    expect((await app.get(`${ITEMS}?chain=celo`)).body.numberMatched).toBe(
+      rows.filter((r) => r.chain === "celo").length,
+    );
+    expect((await app.get(`${ITEMS}?chain=celo,base`)).body.numberMatched).toBe(
+      rows.filter((r) => r.chain === "celo" || r.chain === "base").length,
+    );
+    expect(
+      (await app.get(`${ITEMS}?prover=${prover.toUpperCase().replace("0X", "0x")}`)).body.numberMatched,
+    ).toBe(rows.filter((r) => r.prover === prover).length);
+    expect((await app.get(`${ITEMS}?subject=${subject}`)).body.numberMatched).toBe(
+      rows.filter((r) => r.subject === subject).length,
+    );
+    const from = new Date(NOW.getTime() - 30 * 86_400_000);
+    const combined = await app.get(
+      `${ITEMS}?limit=1000&chain=base&prover=${prover}&bbox=${box.join(",")}&datetime=${from.toISOString()}/..`,
+    );
+    const expected = rows.filter(
+      (r) => r.chain === "base" && r.prover === prover && intersects(r, box) && r.eventTimestamp! >= from,
+    );
+    expect(combined.body.numberMatched).toBe(expected.length);
+    expect(combined.body.features.map((f: { id: string }) => f.id).sort()).toEqual(uids(expected));
+  });
+
+  it("rejects unknown chains, malformed addresses, unknown and repeated parameters", async () => {
+    expect((await app.get(`${ITEMS}?chain=dogechain`)).body).toMatchObject({
+      code: "InvalidParameterValue",
+      parameter: "chain",
+    });
+    expect((await app.get(`${ITEMS}?prover=0x123`)).body).toMatchObject({
+      code: "InvalidParameterValue",
+      parameter: "prover",
+    });
+    const unknown = await app.get(`${ITEMS}?colour=red`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ code: "UnknownParameter", parameter: "colour" });
+    expect((await app.get(`${ITEMS}?limit=1&limit=2`)).status).toBe(400);
+    expect((await app.get(`${ITEMS}?bbox-crs=EPSG:3857`)).status).toBe(400);
+    expect((await app.get(`${ITEMS}?bbox-crs=http://www.opengis.net/def/crs/OGC/1.3/CRS84`)).status).toBe(
+      200,
+    );
+  });
+});
+
+describe("items: links carry every other parameter", () => {
+  it("next, prev, self and alternate keep the filters", async () => {
+    const res = await app.get(
+      `${ITEMS}?chain=base&bbox=-180,-90,180,90&limit=3&offset=3&datetime=2025-01-01T00:00:00Z/..`,
+    );
+    const link = (rel: string) => new URL(res.body.links.find((l: { rel: string }) => l.rel === rel).href);
+    for (const rel of ["next", "prev", "self", "alternate"]) {
+      const u = link(rel);
+      expect(u.searchParams.get("chain"), rel).toBe("base");
+      expect(u.searchParams.get("bbox"), rel).toBe("-180,-90,180,90");
+      expect(u.searchParams.get("datetime"), rel).toBe("2025-01-01T00:00:00Z/..");
+      expect(u.searchParams.getAll("limit"), rel).toEqual(["3"]);
+    }
+    expect(link("next").searchParams.get("offset")).toBe("6");
+    expect(link("prev").searchParams.get("offset")).toBe("0");
+    expect(link("alternate").searchParams.get("f")).toBe("html");
+  });
+
+  it("keeps each parameter's percent-encoding byte for byte (handler called directly, as on Vercel)", async () => {
+    const raw =
+      "filter=chain%20%3D%20%27base%27&bbox=-180%2C-90%2C180%2C90&datetime=2025-01-01T00%3A00%3A00Z%2F..&limit=2";
+    const res = await itemsHandler(new Request(`${TEST_BASE}${ITEMS}?${raw}`));
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    const next = body.links.find((l: { rel: string }) => l.rel === "next").href as string;
+    expect(next).toBe(
+      `${TEST_BASE}${ITEMS}?filter=chain%20%3D%20%27base%27&bbox=-180%2C-90%2C180%2C90&datetime=2025-01-01T00%3A00%3A00Z%2F..&limit=2&offset=2`,
+    );
+  });
+});
+
+describe("items: sortby", () => {
+  it("sorts by the given properties, completed by uid for a total order", async () => {
+    const res = await app.get(`${ITEMS}?limit=1000&sortby=chain,-block_number`);
+    expect(res.status).toBe(200);
+    const got = res.body.features.map((f: { properties: { chain: string; block_number: number } }) => [
+      f.properties.chain,
+      f.properties.block_number,
+    ]);
+    const sorted = [...got].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[1] - a[1]));
+    expect(got).toEqual(sorted);
+    const asc = await app.get(`${ITEMS}?limit=5&sortby=%2Bevent_timestamp`);
+    const oldest = [...rows].sort(
+      (a, b) => a.eventTimestamp!.getTime() - b.eventTimestamp!.getTime() || (a.uid < b.uid ? -1 : 1),
+    );
+    expect(asc.body.features.map((f: { id: string }) => f.id)).toEqual(oldest.slice(0, 5).map((r) => r.uid));
+  });
+
+  it("walks a sorted query without duplicates", async () => {
+    const { seen, matched } = await walk(`${ITEMS}?limit=97&sortby=chain`);
+    expect(new Set(seen).size).toBe(matched);
+    expect(matched).toBe(rows.length);
+  });
+
+  it.each(["colour", "-", "chain,chain"])("rejects sortby=%s", async (value) => {
+    const res = await app.get(`${ITEMS}?sortby=${value}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "InvalidParameterValue", parameter: "sortby" });
+  });
+});
+
+describe("items: HTML", () => {
+  it("renders the map page with the features as a data block", async () => {
+    const res = await app.get(`${ITEMS}?limit=5&bbox=-10,35,30,60`, { headers: { accept: "text/html" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.body).toContain('<div id="map"></div>');
+    const block = /<script type="application\/json" id="features">(.*?)<\/script>/s.exec(res.body)![1]!;
+    expect(JSON.parse(block).features).toHaveLength(5);
+    expect(res.body).toContain("/api/ogc/assets/leaflet.js");
+  });
+});
