@@ -166,7 +166,8 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
     expect(preflight.status).toBe(204);
     // Every route declared restricted answers 401 without the bearer token: refused by auth, never counted.
     for (const path of restrictedPaths()) {
-      const res = await app.request(path, { method: "POST", ...from(ip) });
+      let res = await app.request(path, { method: "POST", ...from(ip) });
+      if (res.status === 405) res = await app.request(path, from(ip));
       expect(res.status, path).toBe(401);
       expect(res.headers.get("ratelimit-limit"), path).toBeNull();
     }
