@@ -40,7 +40,14 @@ function httpTransport(urls: string[], options: ClientOptions): Transport {
       timeout: options.timeoutMs ?? 15_000,
       retryCount: 2,
       retryDelay: 250,
-      ...(options.onRequest ? { onFetchRequest: () => options.onRequest?.() } : {}),
+      // viem uses a truthy return value of this hook as the fetch init: return nothing.
+      ...(options.onRequest
+        ? {
+            onFetchRequest: () => {
+              options.onRequest?.();
+            },
+          }
+        : {}),
     });
   return urls.length === 1 ? one(urls[0]!) : fallback(urls.map(one), { rank: false, retryCount: 1 });
 }

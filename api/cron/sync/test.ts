@@ -1,0 +1,17 @@
+import { parseQuery } from "../../../lib/http/query.js";
+import { json } from "../../../lib/http/respond.js";
+import { route } from "../../../lib/http/route.js";
+
+/** Reachability check of the cron endpoint: no side effects, no credentials, never cached. */
+export const GET = route(
+  async (request) => {
+    parseQuery(request, {});
+    return json({
+      status: "ok",
+      endpoint: "/api/cron/sync",
+      schedule: "* * * * *",
+      time: new Date().toISOString(),
+    });
+  },
+  { access: "public", cache: false },
+);

@@ -1,0 +1,312 @@
+import type { Hex } from "viem";
+import type { Db } from "../../db/client.js";
+import type { NewLocationProofRow } from "../../db/schema.js";
+import type { ChainClient } from "../chains/client.js";
+import type { ChainConfig } from "../chains/registry.js";
+import { log } from "../log.js";
+import { attestationRow, type OnchainAttestation } from "./decode-attestation.js";
+import { type EasEvent, getEasLogs } from "./logs.js";
+import type { SyncOptions } from "./options.js";
+import { readAttestations } from "./reads.js";
+import { findReorg } from "./reorg.js";
+import {
+  acquireLease,
+  commitBatch,
+  ensureState,
+  finishRun,
+  type Revocation,
+  type RunOutcome,
+  recordHead,
+  releaseLease,
+  rewind,
+  startRun,
+  storedBlocks,
+} from "./store.js";
+
+export type Trigger = "cron" | "manual" | "backfill";
+
+export type ChainRunResult = RunOutcome & {
+  chain: string;
+  chainId: number;
+  /** why a run was skipped (paused, lease held) */
+  reason?: string;
+  head: number | null;
+  confirmedHead: number | null;
+  cursor: number | null;
+  durationMs: number;
+};
+
+/** The chain changed under a running batch (an attestation or revocation we saw in a log is gone): retry later. */
+export class ChainMovedError extends Error {
+  override name = "ChainMovedError";
+}
+
+export type ChainSyncDeps = {
+  db: Db;
+  chain: ChainConfig;
+  client: ChainClient;
+  options: SyncOptions;
+  /** identifies this writer in the lease */
+  owner: string;
+  /** counts RPC requests, for the run history and the bench */
+  requests?: () => number;
+  /** test hook: called after each committed batch */
+  afterCommit?: (cursor: number) => void | Promise<void>;
+};
+
+/**
+ * The per-chain state machine of one invocation:
+ *   lease → head → reorg check (rewind) → ranges up to head − confirmations, each: eth_getLogs → Multicall3 reads →
+ *   decode → commit (rows + revocations + block hashes + cursor, one transaction) → release.
+ * Bounded by a time budget and a block budget; whatever is committed stays committed, so a killed invocation loses
+ * at most the batch in flight, and the next one resumes from the cursor.
+ */
+export function createChainSync(deps: ChainSyncDeps) {
+  const { db, chain, client, options, owner } = deps;
+
+  async function run(trigger: Trigger): Promise<ChainRunResult> {
+    const started = performance.now();
+    const startedAt = new Date();
+    const requestsAtStart = deps.requests?.() ?? 0;
+    const state = await ensureState(db, chain);
+    const runId = await startRun(db, {
+      chainId: chain.chainId,
+      chain: chain.name,
+      kind: "sync",
+      trigger,
+      startedAt,
+    });
+    const outcome: RunOutcome = {
+      status: "ok",
+      fromBlock: null,
+      toBlock: null,
+      attestations: 0,
+      revocations: 0,
+      rewound: 0,
+      rpcRequests: 0,
+      error: null,
+    };
+    let reason: string | undefined;
+    let head: number | null = null;
+    let confirmedHead: number | null = null;
+    let cursor = state.cursorBlock;
+    let leased = false;
+    try {
+      if (state.paused && trigger === "cron") {
+        outcome.status = "skipped";
+        reason = "paused";
+      } else if (!(await acquireLease(db, chain.chainId, owner, options.leaseMs))) {
+        outcome.status = "skipped";
+        const current = await ensureState(db, chain);
+        reason = `lease held by ${current.leaseOwner} until ${current.leaseExpiresAt?.toISOString()}`;
+      } else {
+        leased = true;
+        head = Number(await client.getBlockNumber({ cacheTime: 0 }));
+        confirmedHead = head - chain.confirmations;
+        await recordHead(db, chain.chainId, head);
+        cursor = await handleReorg(cursor, outcome);
+        const done = await indexRanges(cursor, confirmedHead, outcome, started);
+        cursor = done.cursor;
+        if (!done.complete) outcome.status = "partial";
+      }
+    } catch (error) {
+      outcome.status = "error";
+      outcome.error = describeError(error);
+    } finally {
+      if (leased) await releaseLease(db, chain.chainId, owner).catch(() => {});
+      outcome.rpcRequests = (deps.requests?.() ?? 0) - requestsAtStart;
+      await finishRun(db, runId, chain.chainId, outcome).catch(() => {});
+    }
+    const result: ChainRunResult = {
+      chain: chain.name,
+      chainId: chain.chainId,
+      ...outcome,
+      ...(reason ? { reason } : {}),
+      head,
+      confirmedHead,
+      cursor,
+      durationMs: Math.round(performance.now() - started),
+    };
+    log(outcome.status === "error" ? "error" : "info", "sync run", {
+      chain: chain.name,
+      chain_id: chain.chainId,
+      trigger,
+      status: outcome.status,
+      reason,
+      block_range: outcome.fromBlock === null ? null : [outcome.fromBlock, outcome.toBlock],
+      head,
+      cursor,
+      attestations: outcome.attestations,
+      revocations: outcome.revocations,
+      rewound: outcome.rewound,
+      rpc_requests: outcome.rpcRequests,
+      duration_ms: result.durationMs,
+      error: outcome.error,
+    });
+    return result;
+  }
+
+  /** Rewinds past a reorg (stored hash no longer canonical); returns the cursor to continue from. */
+  async function handleReorg(cursor: number | null, outcome: RunOutcome): Promise<number | null> {
+    if (cursor === null) return null;
+    const reorg = await findReorg(client, await storedBlocks(db, chain.chainId));
+    if (!reorg) return cursor;
+    const ancestor = reorg.ancestor ?? chain.startBlock - 1;
+    const undone = await rewind(db, {
+      chainId: chain.chainId,
+      owner,
+      ancestor,
+      startBlock: chain.startBlock,
+    });
+    outcome.rewound = cursor - ancestor;
+    log("warn", "reorg: rewound", {
+      chain: chain.name,
+      from_cursor: cursor,
+      to_block: ancestor,
+      rows_deleted: undone.deleted,
+      revocations_undone: undone.unrevoked,
+    });
+    return ancestor < chain.startBlock ? null : ancestor;
+  }
+
+  async function indexRanges(
+    cursor: number | null,
+    confirmedHead: number,
+    outcome: RunOutcome,
+    started: number,
+  ): Promise<{ cursor: number | null; complete: boolean }> {
+    let from = cursor === null ? chain.startBlock : cursor + 1;
+    const target = Math.min(confirmedHead, from + options.blockBudget - 1);
+    const state = await ensureState(db, chain);
+    let rangeSize = Math.max(1, Math.min(state.rangeSize ?? options.initialRange, options.maxRange));
+    while (from <= target) {
+      if (performance.now() - started > options.timeBudgetMs) return { cursor, complete: false };
+      const logs = await getEasLogs(client, {
+        eas: chain.eas,
+        schemaUid: chain.schemaUid,
+        fromBlock: from,
+        toBlock: Math.min(from + rangeSize - 1, target),
+      });
+      const covered = logs.toBlock - from + 1;
+      // Remember what the provider accepted; grow again after a clean success (ponder's strategy).
+      rangeSize = logs.refused ? covered : Math.min(options.maxRange, Math.max(rangeSize, covered) * 2);
+      outcome.fromBlock ??= from;
+      cursor = await indexRange(from, logs.toBlock, logs.events, rangeSize, outcome);
+      outcome.toBlock = cursor;
+      from = logs.toBlock + 1;
+    }
+    return { cursor, complete: target >= confirmedHead };
+  }
+
+  /** Commits the events of [from, to] in slices of ≤ commitSize attestations, cut at block boundaries. */
+  async function indexRange(
+    from: number,
+    to: number,
+    events: EasEvent[],
+    rangeSize: number,
+    outcome: RunOutcome,
+  ): Promise<number> {
+    const slices: EasEvent[][] = [];
+    let current: EasEvent[] = [];
+    for (let i = 0; i < events.length; i++) {
+      current.push(events[i]!);
+      const blockEnds = events[i + 1]?.blockNumber !== events[i]!.blockNumber;
+      if (blockEnds && current.length >= options.commitSize) {
+        slices.push(current);
+        current = [];
+      }
+    }
+    slices.push(current);
+    let cursor = from - 1;
+    for (const [i, slice] of slices.entries()) {
+      const last = i === slices.length - 1;
+      const end = last ? to : slice.at(-1)!.blockNumber;
+      await commitSlice(slice, end, rangeSize, outcome);
+      cursor = end;
+      await deps.afterCommit?.(cursor);
+    }
+    return cursor;
+  }
+
+  async function commitSlice(
+    events: EasEvent[],
+    end: number,
+    rangeSize: number,
+    outcome: RunOutcome,
+  ): Promise<void> {
+    const uids = [...new Set(events.map((e) => e.uid))];
+    // The slice's last block: its hash is the cursor's, checked by the next run's reorg detection.
+    const endBlock = events.find((e) => e.blockNumber === end);
+    const [reads, block] = await Promise.all([
+      uids.length
+        ? readAttestations(client, chain.eas, uids as Hex[], {
+            batchSize: options.readBatchSize,
+            concurrency: options.readConcurrency,
+          })
+        : Promise.resolve(new Map<string, OnchainAttestation | null>()),
+      endBlock ? Promise.resolve(undefined) : client.getBlock({ blockNumber: BigInt(end) }),
+    ]);
+    const rows = new Map<string, NewLocationProofRow>();
+    const backfill = new Map<string, NewLocationProofRow>();
+    const revocations: Revocation[] = [];
+    const blocks = new Map<number, string>();
+    let cursorTime: Date | null = block ? new Date(Number(block.timestamp) * 1000) : null;
+    for (const e of events) {
+      blocks.set(e.blockNumber, e.blockHash);
+      const a = reads.get(e.uid);
+      // Seen in a log but unknown to EAS now, or a revocation EAS does not have: the chain moved (a reorg beneath
+      // our confirmations). Commit nothing of this slice; the next run's reorg check sorts it out.
+      if (!a) throw new ChainMovedError(`attestation ${e.uid} from block ${e.blockNumber} is not on chain`);
+      const at = {
+        blockNumber: e.blockNumber,
+        blockHash: e.blockHash,
+        txHash: e.txHash,
+        logIndex: e.logIndex,
+      };
+      if (e.kind === "Attested") {
+        if (!rows.has(e.uid)) rows.set(e.uid, attestationRow(chain, a, at));
+        if (e.blockNumber === end) cursorTime = new Date(Number(a.time) * 1000);
+      } else {
+        if (a.revocationTime === 0n)
+          throw new ChainMovedError(`revocation of ${e.uid} in block ${e.blockNumber} is not on chain`);
+        // Backfill an attestation we do not have (attested before the start block) before revoking it.
+        if (!rows.has(e.uid)) backfill.set(e.uid, attestationRow(chain, a, at));
+        revocations.push({
+          uid: e.uid,
+          time: new Date(Number(a.revocationTime) * 1000),
+          blockNumber: e.blockNumber,
+        });
+        if (e.blockNumber === end) cursorTime = new Date(Number(a.revocationTime) * 1000);
+      }
+    }
+    const endHash = endBlock?.blockHash ?? block?.hash;
+    if (!endHash) throw new ChainMovedError(`block ${end} has no hash`);
+    blocks.set(end, endHash);
+    await commitBatch(db, {
+      chainId: chain.chainId,
+      owner,
+      leaseMs: options.leaseMs,
+      rows: [...rows.values()],
+      backfill: [...backfill.values()],
+      revocations,
+      blocks: [...blocks].map(([number, hash]) => ({ number, hash })),
+      cursor: end,
+      cursorTime,
+      rangeSize,
+    });
+    outcome.attestations += rows.size;
+    outcome.revocations += revocations.length;
+  }
+
+  return { run };
+}
+
+export type ChainSync = ReturnType<typeof createChainSync>;
+
+/** One line for the run history and the response: the error's name, short message and the RPC detail, if any. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const e = error as Error & { shortMessage?: string; details?: string };
+  const detail = e.details && !(e.shortMessage ?? "").includes(e.details) ? ` (${e.details})` : "";
+  return `${e.name}: ${(e.shortMessage ?? e.message).split("\n")[0]}${detail}`.slice(0, 1000);
+}

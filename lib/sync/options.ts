@@ -1,0 +1,39 @@
+import type { Config } from "../config.js";
+
+/** The knobs of one sync invocation. Defaults suit a 30 s serverless function and public RPC providers. */
+export type SyncOptions = {
+  /** Stop starting new work after this long (ms); the current commit still finishes. */
+  timeBudgetMs: number;
+  /** Most blocks scanned per invocation. */
+  blockBudget: number;
+  /** First eth_getLogs range (blocks) before any provider feedback. */
+  initialRange: number;
+  /** Ranges grow ×2 after each success up to this. */
+  maxRange: number;
+  /** getAttestation reads per Multicall3 call (~88k gas each; nodes cap eth_call at 30–50M gas). */
+  readBatchSize: number;
+  /** Multicall3 calls in flight at once. */
+  readConcurrency: number;
+  /** Attestations per database transaction: bounds memory and the work lost if the function is killed. */
+  commitSize: number;
+  /** Lease length; renewed at each commit. A crashed writer's lease simply expires. */
+  leaseMs: number;
+};
+
+export function syncOptions(
+  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget">,
+  overrides: Partial<SyncOptions> = {},
+): SyncOptions {
+  const timeBudgetMs = overrides.timeBudgetMs ?? config.syncTimeBudgetMs;
+  return {
+    timeBudgetMs,
+    blockBudget: config.syncBlockBudget,
+    initialRange: 2_000,
+    maxRange: 100_000,
+    readBatchSize: 100,
+    readConcurrency: 4,
+    commitSize: 2_000,
+    leaseMs: timeBudgetMs + 60_000,
+    ...overrides,
+  };
+}

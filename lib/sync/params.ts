@@ -1,0 +1,22 @@
+import * as v from "valibot";
+import { enabledChainNames } from "./service.js";
+
+/**
+ * `chain=` of the sync routes: one or more enabled chain names, comma-separated. An unknown name is a 400 that
+ * lists the valid ones.
+ */
+export function chainParam() {
+  const names = enabledChainNames();
+  return v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((s) => s.split(",").map((c) => c.trim().toLowerCase())),
+      v.check(
+        (list) => list.length > 0 && list.every((c) => names.includes(c)),
+        `chain must be one or more of the enabled chains: ${names.join(", ") || "(none: set CHAINS)"}`,
+      ),
+    ),
+  );
+}
+
+export const workerActionParam = v.picklist(["pause", "resume"], "action must be pause or resume");

@@ -1,0 +1,71 @@
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex } from "viem";
+import type { ChainClient } from "../chains/client.js";
+import { easAbi } from "../chains/eas-abi.js";
+import { multicall3Abi } from "../chains/multicall3-abi.js";
+import { MULTICALL3_ADDRESS } from "../chains/registry.js";
+import type { OnchainAttestation } from "./decode-attestation.js";
+
+const ZERO_UID = `0x${"0".repeat(64)}`;
+
+export type ReadOptions = { batchSize: number; concurrency: number; blockNumber?: bigint };
+
+/**
+ * Reads attestations with Multicall3 aggregate3: ~100 getAttestation calls per eth_call, a few calls in flight —
+ * never one request per attestation. A batch that fails as a whole (out of gas: large media make one read cost up to
+ * ~1.2M gas) is split in half until it fits. A uid EAS does not know maps to null.
+ */
+export async function readAttestations(
+  client: ChainClient,
+  eas: Address,
+  uids: readonly Hex[],
+  options: ReadOptions,
+): Promise<Map<string, OnchainAttestation | null>> {
+  const result = new Map<string, OnchainAttestation | null>();
+  const batches: Hex[][] = [];
+  for (let i = 0; i < uids.length; i += options.batchSize) batches.push(uids.slice(i, i + options.batchSize));
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const batch = batches[next++]!;
+      await readBatch(client, eas, batch, options.blockNumber, result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, batches.length) }, worker));
+  return result;
+}
+
+async function readBatch(
+  client: ChainClient,
+  eas: Address,
+  uids: Hex[],
+  blockNumber: bigint | undefined,
+  into: Map<string, OnchainAttestation | null>,
+): Promise<void> {
+  const calls = uids.map((uid) => ({
+    target: eas,
+    allowFailure: true,
+    callData: encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
+  }));
+  let results: readonly { success: boolean; returnData: Hex }[];
+  try {
+    results = await client.readContract({
+      address: MULTICALL3_ADDRESS,
+      abi: multicall3Abi,
+      functionName: "aggregate3",
+      args: [calls],
+      ...(blockNumber !== undefined ? { blockNumber } : {}),
+    });
+  } catch (error) {
+    if (uids.length === 1) throw error;
+    const half = Math.ceil(uids.length / 2);
+    await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
+    await readBatch(client, eas, uids.slice(half), blockNumber, into);
+    return;
+  }
+  results.forEach((r, i) => {
+    const uid = uids[i]!.toLowerCase();
+    if (!r.success) throw new Error(`getAttestation(${uid}) failed inside Multicall3`);
+    const a = decodeFunctionResult({ abi: easAbi, functionName: "getAttestation", data: r.returnData });
+    into.set(uid, a.uid === ZERO_UID ? null : (a as OnchainAttestation));
+  });
+}

@@ -1,0 +1,209 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { inArray, sql } from "drizzle-orm";
+import { type Db, getDb } from "../../db/client.js";
+import { syncState } from "../../db/schema.js";
+import { type ChainClient, createChainClient } from "../chains/client.js";
+import { type ChainConfig, chainConfigs } from "../chains/registry.js";
+import { type Config, getConfig } from "../config.js";
+import { type ChainRunResult, createChainSync, type Trigger } from "./chain-sync.js";
+import { type SyncOptions, syncOptions } from "./options.js";
+import { reconcileRevocations } from "./revocations.js";
+import { chainStatus } from "./status.js";
+import { ensureState } from "./store.js";
+
+export type SyncServiceDeps = {
+  db: Db;
+  config: Config;
+  /** Replaces the viem client of a chain (tests: fault-injecting transports; benches: counting proxies). */
+  clientFor?: (chain: ChainConfig) => ChainClient;
+  options?: Partial<SyncOptions>;
+};
+
+export type SyncReport = {
+  status: "ok" | "partial_failure" | "failed";
+  trigger: Trigger;
+  started_at: string;
+  duration_ms: number;
+  chains: ReturnType<typeof toJson>[];
+  failures: { chain: string; error: string | null }[];
+};
+
+const toJson = (r: ChainRunResult) => ({
+  chain: r.chain,
+  chain_id: r.chainId,
+  status: r.status,
+  ...(r.reason ? { reason: r.reason } : {}),
+  from_block: r.fromBlock,
+  to_block: r.toBlock,
+  cursor_block: r.cursor,
+  head_block: r.head,
+  confirmed_head: r.confirmedHead,
+  attestations: r.attestations,
+  revocations: r.revocations,
+  rewound_blocks: r.rewound,
+  rpc_requests: r.rpcRequests,
+  duration_ms: r.durationMs,
+  error: r.error,
+});
+
+/** HTTP status of a sync report: 200 when no chain failed, 207 when some did, 500 when all did. */
+export const reportStatus = (report: SyncReport): number =>
+  report.status === "ok" ? 200 : report.status === "partial_failure" ? 207 : 500;
+
+/**
+ * What the sync routes call: runs chains (concurrently, each under its own lease and budget), reports status,
+ * reconciles revocations, pauses and resumes the worker. Everything it knows is in the database, never in memory.
+ */
+export function createSyncService(deps: SyncServiceDeps) {
+  const { db, config } = deps;
+  const chains = chainConfigs(config);
+  const enabled = chains.filter((c) => c.enabled);
+  const options = syncOptions(config, deps.options);
+  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  let requests = 0;
+  const clients = new Map<string, ChainClient>();
+  const clientFor = (chain: ChainConfig): ChainClient => {
+    const injected = deps.clientFor?.(chain);
+    if (injected) return injected;
+    let c = clients.get(chain.name);
+    if (!c) {
+      c = createChainClient(chain, { onRequest: () => requests++ });
+      clients.set(chain.name, c);
+    }
+    return c;
+  };
+  /** Names given by a route (already validated) → chains; none → every enabled chain. */
+  const pick = (names?: readonly string[]) =>
+    names?.length ? enabled.filter((c) => names.includes(c.name)) : enabled;
+
+  async function sync(trigger: Trigger, names?: readonly string[]): Promise<SyncReport> {
+    const started = performance.now();
+    const startedAt = new Date().toISOString();
+    const results = await Promise.all(
+      pick(names).map((chain) =>
+        createChainSync({
+          db,
+          chain,
+          client: clientFor(chain),
+          options,
+          owner,
+          requests: () => requests,
+        }).run(trigger),
+      ),
+    );
+    const failures = results
+      .filter((r) => r.status === "error")
+      .map((r) => ({ chain: r.chain, error: r.error }));
+    return {
+      status: failures.length === 0 ? "ok" : failures.length < results.length ? "partial_failure" : "failed",
+      trigger,
+      started_at: startedAt,
+      duration_ms: Math.round(performance.now() - started),
+      chains: results.map(toJson),
+      failures,
+    };
+  }
+
+  async function status() {
+    const rows = await Promise.all(
+      chains.map((c) => chainStatus({ db, chain: c, client: c.enabled ? clientFor(c) : undefined })),
+    );
+    const paused = rows.filter((r) => r.enabled && r.paused).map((r) => r.chain);
+    return {
+      time: new Date().toISOString(),
+      worker: workerSummary(
+        enabled.map((c) => c.name),
+        paused,
+      ),
+      chains: rows,
+    };
+  }
+
+  async function reconcile(names?: readonly string[]) {
+    const results = await Promise.all(
+      pick(names).map((chain) =>
+        reconcileRevocations({ db, chain, client: clientFor(chain), options, trigger: "manual" }),
+      ),
+    );
+    return {
+      status: results.some((r) => r.status === "error")
+        ? "error"
+        : results.every((r) => r.complete)
+          ? "ok"
+          : "partial",
+      checked: results.reduce((n, r) => n + r.checked, 0),
+      changed: results.reduce((n, r) => n + r.changed, 0),
+      chains: results.map((r) => ({
+        chain: r.chain,
+        status: r.status,
+        checked: r.checked,
+        changed: r.changed,
+        missing: r.missing,
+        complete: r.complete,
+        block_number: r.blockNumber,
+        duration_ms: r.durationMs,
+        ...(r.error ? { error: r.error } : {}),
+      })),
+    };
+  }
+
+  async function worker() {
+    await Promise.all(chains.map((c) => ensureState(db, c)));
+    const rows = await db.select().from(syncState).orderBy(syncState.chain);
+    const byId = new Map(rows.map((r) => [r.chainId, r]));
+    const list = chains.map((c) => ({
+      chain: c.name,
+      enabled: c.enabled,
+      paused: byId.get(c.chainId)?.paused ?? false,
+      paused_at: byId.get(c.chainId)?.pausedAt?.toISOString() ?? null,
+    }));
+    const paused = list.filter((c) => c.enabled && c.paused).map((c) => c.chain);
+    return {
+      worker: workerSummary(
+        enabled.map((c) => c.name),
+        paused,
+      ),
+      chains: list,
+    };
+  }
+
+  /** Pauses or resumes the background (cron) worker for some chains or all of them; persisted. */
+  async function setWorker(action: "pause" | "resume", names?: readonly string[]) {
+    const targets = names?.length ? chains.filter((c) => names.includes(c.name)) : chains;
+    await Promise.all(targets.map((c) => ensureState(db, c)));
+    await db
+      .update(syncState)
+      .set(action === "pause" ? { paused: true, pausedAt: sql`now()` } : { paused: false, pausedAt: null })
+      .where(
+        inArray(
+          syncState.chainId,
+          targets.map((c) => c.chainId),
+        ),
+      );
+    return worker();
+  }
+
+  return { chains, enabled, sync, status, reconcile, worker, setWorker };
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;
+
+function workerSummary(enabled: string[], paused: string[]) {
+  return {
+    state: paused.length === 0 ? "running" : paused.length >= enabled.length ? "paused" : "partially_paused",
+    schedule: "every minute (vercel.json crons → GET /api/cron/sync)",
+    paused_chains: paused,
+  };
+}
+
+/** The service over the process's database and configuration (what the routes use). */
+export async function getSyncService(): Promise<SyncService> {
+  return createSyncService({ db: await getDb(), config: getConfig() });
+}
+
+/** Chain names a sync route accepts (the enabled chains), for its 400 message. */
+export const enabledChainNames = (config: Config = getConfig()): string[] =>
+  chainConfigs(config)
+    .filter((c) => c.enabled)
+    .map((c) => c.name);

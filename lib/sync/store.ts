@@ -1,0 +1,289 @@
+import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../db/client.js";
+import {
+  locationProofs,
+  type NewLocationProofRow,
+  type SyncStateRow,
+  syncBlocks,
+  syncRuns,
+  syncState,
+} from "../../db/schema.js";
+
+/** Thrown when another writer took the chain over (our lease expired): the transaction rolls back. */
+export class LeaseLostError extends Error {
+  override name = "LeaseLostError";
+}
+
+/** Block hashes older than this many blocks behind the cursor are pruned: no reorg reaches that deep. */
+const KEEP_BLOCK_HASHES = 50_000;
+
+export async function ensureState(db: Db, chain: { chainId: number; name: string }): Promise<SyncStateRow> {
+  await db.insert(syncState).values({ chainId: chain.chainId, chain: chain.name }).onConflictDoNothing();
+  const [row] = await db.select().from(syncState).where(eq(syncState.chainId, chain.chainId));
+  return row!;
+}
+
+/**
+ * Takes the chain's lease if it is free, expired or already ours. One UPDATE with the condition in its WHERE: on
+ * PostgreSQL a concurrent taker blocks on the row, re-checks the condition after our commit, and gets nothing.
+ */
+export async function acquireLease(
+  db: Db,
+  chainId: number,
+  owner: string,
+  ms: number,
+): Promise<SyncStateRow | undefined> {
+  const [row] = await db
+    .update(syncState)
+    .set({
+      leaseOwner: owner,
+      leaseExpiresAt: sql`now() + ${`${ms} milliseconds`}::interval`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(syncState.chainId, chainId),
+        sql`(${syncState.leaseOwner} is null or ${syncState.leaseExpiresAt} < now() or ${syncState.leaseOwner} = ${owner})`,
+      ),
+    )
+    .returning();
+  return row;
+}
+
+export async function releaseLease(db: Db, chainId: number, owner: string): Promise<void> {
+  await db
+    .update(syncState)
+    .set({ leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(syncState.chainId, chainId), eq(syncState.leaseOwner, owner)));
+}
+
+export async function recordHead(db: Db, chainId: number, head: number): Promise<void> {
+  await db
+    .update(syncState)
+    .set({ headBlock: head, headCheckedAt: sql`now()` })
+    .where(eq(syncState.chainId, chainId));
+}
+
+export type Revocation = { uid: string; time: Date | null; blockNumber: number };
+
+export type Commit = {
+  chainId: number;
+  owner: string;
+  leaseMs: number;
+  rows: NewLocationProofRow[];
+  /** Rows for attestations we only know from a Revoked event (their Attested log predates the start block). */
+  backfill: NewLocationProofRow[];
+  revocations: Revocation[];
+  blocks: { number: number; hash: string }[];
+  cursor: number;
+  cursorTime: Date | null;
+  rangeSize: number;
+};
+
+/** Columns an idempotent re-index may refresh; revocation state is only ever set by revocations (or undone by a rewind). */
+const REFRESHED = [
+  "chain",
+  "schema_uid",
+  "prover",
+  "subject",
+  "attestation_time",
+  "expiration_time",
+  "revocable",
+  "ref_uid",
+  "block_number",
+  "block_hash",
+  "tx_hash",
+  "log_index",
+  "data",
+  "decode_error",
+  "event_timestamp",
+  "event_timestamp_raw",
+  "srs",
+  "location_type",
+  "location",
+  "recipe_type",
+  "recipe_payload",
+  "media_type",
+  "media_data",
+  "memo",
+  "geometry",
+  "longitude",
+  "latitude",
+  "min_lon",
+  "min_lat",
+  "max_lon",
+  "max_lat",
+] as const;
+
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+const UPSERT_SET = Object.fromEntries(REFRESHED.map((c) => [camel(c), sql.raw(`excluded.${c}`)]));
+
+/** 37 columns × 400 rows stays well under PostgreSQL's 65,535 bind parameters. */
+const INSERT_CHUNK = 400;
+
+/**
+ * Writes one batch and moves the cursor in the same transaction: rows (ON CONFLICT: re-indexing is idempotent),
+ * revocations, block hashes, cursor. The lease is checked first, inside the transaction, so a writer whose lease was
+ * taken over writes nothing.
+ */
+export async function commitBatch(db: Db, c: Commit): Promise<void> {
+  await db.transaction(async (tx) => {
+    const held = await tx
+      .update(syncState)
+      .set({
+        cursorBlock: c.cursor,
+        ...(c.cursorTime ? { cursorBlockTime: c.cursorTime } : {}),
+        rangeSize: c.rangeSize,
+        leaseExpiresAt: sql`now() + ${`${c.leaseMs} milliseconds`}::interval`,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(syncState.chainId, c.chainId), eq(syncState.leaseOwner, c.owner)))
+      .returning({ chainId: syncState.chainId });
+    if (held.length === 0) throw new LeaseLostError("lease lost to another writer; batch not written");
+    for (let i = 0; i < c.rows.length; i += INSERT_CHUNK) {
+      await tx
+        .insert(locationProofs)
+        .values(c.rows.slice(i, i + INSERT_CHUNK))
+        .onConflictDoUpdate({ target: [locationProofs.chainId, locationProofs.uid], set: UPSERT_SET });
+    }
+    for (let i = 0; i < c.backfill.length; i += INSERT_CHUNK) {
+      await tx
+        .insert(locationProofs)
+        .values(c.backfill.slice(i, i + INSERT_CHUNK))
+        .onConflictDoNothing();
+    }
+    if (c.revocations.length) {
+      const values = sql.join(
+        c.revocations.map(
+          (r) => sql`(${r.uid}, ${r.time?.toISOString() ?? null}::timestamptz, ${r.blockNumber}::bigint)`,
+        ),
+        sql`, `,
+      );
+      await tx.execute(sql`
+        update location_proofs p
+           set revoked = true, revocation_time = v.t, revocation_block_number = v.b
+          from (values ${values}) as v(uid, t, b)
+         where p.chain_id = ${c.chainId} and p.uid = v.uid`);
+    }
+    if (c.blocks.length) {
+      await tx
+        .insert(syncBlocks)
+        .values(c.blocks.map((b) => ({ chainId: c.chainId, blockNumber: b.number, blockHash: b.hash })))
+        .onConflictDoUpdate({
+          target: [syncBlocks.chainId, syncBlocks.blockNumber],
+          set: { blockHash: sql.raw("excluded.block_hash") },
+        });
+    }
+    await tx.execute(
+      sql`delete from sync_blocks where chain_id = ${c.chainId} and block_number < ${c.cursor - KEEP_BLOCK_HASHES}`,
+    );
+  });
+}
+
+/** Stored block hashes, oldest first, for reorg detection. */
+export async function storedBlocks(db: Db, chainId: number): Promise<{ number: number; hash: string }[]> {
+  const rows = await db
+    .select({ number: syncBlocks.blockNumber, hash: syncBlocks.blockHash })
+    .from(syncBlocks)
+    .where(eq(syncBlocks.chainId, chainId))
+    .orderBy(asc(syncBlocks.blockNumber));
+  return rows;
+}
+
+/**
+ * Undoes everything above `ancestor` (the newest block still canonical): rows of orphaned blocks go, revocations
+ * that happened in orphaned blocks are undone, and the cursor moves back — one transaction. `ancestor` below the
+ * start block means "nothing indexed" (a devnet that was reset).
+ */
+export async function rewind(
+  db: Db,
+  c: { chainId: number; owner: string; ancestor: number; startBlock: number },
+): Promise<{ deleted: number; unrevoked: number }> {
+  return db.transaction(async (tx) => {
+    const held = await tx
+      .update(syncState)
+      .set({
+        cursorBlock: c.ancestor < c.startBlock ? null : c.ancestor,
+        cursorBlockTime: null,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(syncState.chainId, c.chainId), eq(syncState.leaseOwner, c.owner)))
+      .returning({ chainId: syncState.chainId });
+    if (held.length === 0) throw new LeaseLostError("lease lost to another writer; rewind not done");
+    const deleted = await queryRows<{ n: number }>(
+      tx as unknown as Db,
+      sql`with d as (delete from location_proofs where chain_id = ${c.chainId} and block_number > ${c.ancestor} returning 1)
+          select count(*)::int as n from d`,
+    );
+    const unrevoked = await queryRows<{ n: number }>(
+      tx as unknown as Db,
+      sql`with u as (update location_proofs set revoked = false, revocation_time = null, revocation_block_number = null
+                      where chain_id = ${c.chainId} and revocation_block_number > ${c.ancestor} returning 1)
+          select count(*)::int as n from u`,
+    );
+    await tx
+      .delete(syncBlocks)
+      .where(and(eq(syncBlocks.chainId, c.chainId), gt(syncBlocks.blockNumber, c.ancestor)));
+    return { deleted: deleted[0]?.n ?? 0, unrevoked: unrevoked[0]?.n ?? 0 };
+  });
+}
+
+export type RunRecord = {
+  chainId: number;
+  chain: string;
+  kind: "sync" | "revocations";
+  trigger: string;
+  startedAt: Date;
+};
+
+export async function startRun(db: Db, r: RunRecord): Promise<number> {
+  const [row] = await db
+    .insert(syncRuns)
+    .values({ ...r, status: "running" })
+    .returning({ id: syncRuns.id });
+  return row!.id;
+}
+
+export type RunOutcome = {
+  status: "ok" | "partial" | "skipped" | "error";
+  fromBlock: number | null;
+  toBlock: number | null;
+  attestations: number;
+  revocations: number;
+  rewound: number;
+  rpcRequests: number;
+  error: string | null;
+};
+
+/** Closes a run row and keeps the history bounded (the newest 1,000 runs per chain). */
+export async function finishRun(db: Db, id: number, chainId: number, o: RunOutcome): Promise<void> {
+  await db
+    .update(syncRuns)
+    .set({ ...o, finishedAt: sql`now()` })
+    .where(eq(syncRuns.id, id));
+  await db.execute(sql`
+    delete from sync_runs where chain_id = ${chainId} and id < (
+      select id from sync_runs where chain_id = ${chainId} order by id desc offset 1000 limit 1)`);
+}
+
+export async function lastRuns(db: Db, chainId: number) {
+  const last = await db
+    .select()
+    .from(syncRuns)
+    .where(and(eq(syncRuns.chainId, chainId), eq(syncRuns.kind, "sync")))
+    .orderBy(desc(syncRuns.id))
+    .limit(1);
+  const success = await db
+    .select({ finishedAt: syncRuns.finishedAt })
+    .from(syncRuns)
+    .where(
+      and(
+        eq(syncRuns.chainId, chainId),
+        eq(syncRuns.kind, "sync"),
+        sql`${syncRuns.status} in ('ok', 'partial')`,
+      ),
+    )
+    .orderBy(desc(syncRuns.id))
+    .limit(1);
+  return { last: last[0], lastSuccessAt: success[0]?.finishedAt ?? null };
+}

@@ -1,0 +1,24 @@
+import { type Devnet, freePort, startDevnet } from "../../lib/devnet/index.js";
+
+/** A devnet of its own for one test file, on a free port, mining one block per transaction (deterministic). */
+export async function startTestDevnet(options: { seed?: boolean } = {}): Promise<Devnet> {
+  return startDevnet({ port: await freePort(), blockTimeSeconds: 0, seed: options.seed ?? false });
+}
+
+export async function rpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+export const mine = (rpcUrl: string, blocks = 1) => rpc(rpcUrl, "anvil_mine", [`0x${blocks.toString(16)}`]);
+
+export const blockNumber = async (rpcUrl: string) =>
+  Number(BigInt(await rpc<string>(rpcUrl, "eth_blockNumber")));
+
+export const AUTH = { authorization: "Bearer test-secret" };
