@@ -7,6 +7,22 @@ import type { OnchainAttestation } from "./decode-attestation.js";
 
 const ZERO_UID = `0x${"0".repeat(64)}`;
 
+/** How nodes say an eth_call ran out of gas (anvil, geth, erigon, hosted providers), in the innermost RPC detail. */
+const OUT_OF_GAS =
+  /out of gas|outofgas|gas required exceeds|exceeds (block )?gas limit|gas limit reached|gas cap|memory limit/i;
+
+function isOutOfGas(error: unknown): boolean {
+  const parts: string[] = [];
+  for (
+    let e = error as { details?: string; message?: string; cause?: unknown } | undefined;
+    e;
+    e = e.cause as never
+  ) {
+    if (e.details) parts.push(e.details);
+  }
+  return OUT_OF_GAS.test(parts.join(" "));
+}
+
 export type ReadOptions = { batchSize: number; concurrency: number; blockNumber?: bigint };
 
 /**
@@ -56,7 +72,16 @@ async function readBatch(
       ...(blockNumber !== undefined ? { blockNumber } : {}),
     });
   } catch (error) {
-    if (uids.length === 1) throw error;
+    // Only a batch too heavy for the node's eth_call gas cap is split; a dead provider fails fast instead of
+    // being asked 2n more times.
+    if (uids.length === 1 || !isOutOfGas(error)) throw error;
+    const half = Math.ceil(uids.length / 2);
+    await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
+    await readBatch(client, eas, uids.slice(half), blockNumber, into);
+    return;
+  }
+  // With allowFailure a sub-call that ran out of gas fails alone (EIP-150 keeps 1/64 for the caller): split too.
+  if (uids.length > 1 && results.some((r) => !r.success)) {
     const half = Math.ceil(uids.length / 2);
     await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
     await readBatch(client, eas, uids.slice(half), blockNumber, into);

@@ -1,0 +1,203 @@
+import { sql } from "drizzle-orm";
+import { http } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../db/client.js";
+import { createChainClient } from "../lib/chains/client.js";
+import { chainConfigs } from "../lib/chains/registry.js";
+import { loadConfig } from "../lib/config.js";
+import { attest } from "../lib/devnet/eas.js";
+import type { Devnet } from "../lib/devnet/index.js";
+import { encodeLocationProof } from "../lib/devnet/location-data.js";
+import { startRpcProxy } from "../lib/devnet/rpc-proxy.js";
+import { createChainSync } from "../lib/sync/chain-sync.js";
+import { syncOptions } from "../lib/sync/options.js";
+import { mine, startTestDevnet } from "./helpers/anvil.js";
+import { createTestApp, type TestApp } from "./helpers/app.js";
+
+let devnet: Devnet;
+let app: TestApp;
+const TOTAL = 60;
+
+const devnetChain = (rpcUrl: string) =>
+  chainConfigs(loadConfig({ CHAINS: "devnet", RPC_URL_DEVNET: rpcUrl, CONFIRMATIONS_DEVNET: "1" })).find(
+    (c) => c.name === "devnet",
+  )!;
+
+const engine = (rpcUrl: string, extra: Partial<Parameters<typeof createChainSync>[0]> = {}, options = {}) => {
+  const chain = devnetChain(rpcUrl);
+  return createChainSync({
+    db: app.db,
+    chain,
+    client: createChainClient(chain, { transport: http(rpcUrl, { retryCount: 0 }) }),
+    options: syncOptions({ syncTimeBudgetMs: 20_000, syncBlockBudget: 1_000_000 }, options),
+    owner: `test-${Math.random()}`,
+    ...extra,
+  });
+};
+
+const counts = async () =>
+  (
+    await queryRows<{ n: number; distinct_uids: number }>(
+      app.db,
+      sql`select count(*)::int as n, count(distinct uid)::int as distinct_uids from location_proofs`,
+    )
+  )[0]!;
+const reset = () => app.db.execute(sql`truncate location_proofs, sync_state, sync_blocks, sync_runs`);
+
+beforeAll(async () => {
+  devnet = await startTestDevnet();
+  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  // Six transactions of ten: six blocks with logs, so commits of ten fall on block boundaries.
+  for (let i = 0; i < TOTAL; i += 10) {
+    const items = Array.from({ length: 10 }, (_, j) => ({
+      data: encodeLocationProof({
+        locationType: "DecimalDegrees<string>",
+        location: `${i + j}, ${j}`,
+        memo: `#${i + j}`,
+      }),
+    }));
+    await attest(devnet.rpcUrl, devnet.eas, items);
+  }
+  await mine(devnet.rpcUrl, 2);
+});
+afterAll(async () => {
+  await app?.close();
+  await devnet?.stop();
+});
+
+describe("restart mid-range", () => {
+  it("a run killed between batches loses nothing and duplicates nothing when the next run resumes", async () => {
+    await reset();
+    let commits = 0;
+    const first = await engine(
+      devnet.rpcUrl,
+      {
+        afterCommit: () => {
+          if (++commits === 2) throw new Error("killed");
+        },
+      },
+      { commitSize: 10 },
+    ).run("manual");
+    expect(first.status).toBe("error");
+    expect(first.error).toContain("killed");
+    const partial = await counts();
+    expect(partial.n).toBe(20);
+    const [state] = await queryRows<{ cursor_block: number }>(
+      app.db,
+      sql`select cursor_block from sync_state`,
+    );
+    expect(state!.cursor_block).toBeGreaterThan(0);
+
+    const second = await engine(devnet.rpcUrl, {}, { commitSize: 10 }).run("manual");
+    expect(second).toMatchObject({ status: "ok", attestations: TOTAL - 20 });
+    expect(second.fromBlock).toBe(Number(state!.cursor_block) + 1);
+    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+  });
+
+  it("a failing provider mid-range leaves the cursor at the last commit; the next run completes", async () => {
+    await reset();
+    let calls = 0;
+    const proxy = await startRpcProxy({
+      target: devnet.rpcUrl,
+      // The third Multicall3 read fails like an overloaded provider.
+      intercept: (c) =>
+        c.method === "eth_call" && ++calls === 3 ? { code: -32603, message: "upstream timeout" } : undefined,
+    });
+    try {
+      const first = await engine(
+        proxy.url,
+        {},
+        { commitSize: 10, readBatchSize: 10, readConcurrency: 1 },
+      ).run("manual");
+      expect(first.status).toBe("error");
+      expect((await counts()).n).toBe(20);
+      proxy.options.intercept = undefined;
+      const second = await engine(proxy.url, {}, { commitSize: 10 }).run("manual");
+      expect(second.status).toBe("ok");
+      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("the time budget stops a run early with status partial; the next run continues", async () => {
+    await reset();
+    const first = await engine(devnet.rpcUrl, {}, { timeBudgetMs: 1, initialRange: 2 }).run("manual");
+    expect(first.status).toBe("partial");
+    const second = await engine(devnet.rpcUrl).run("manual");
+    expect(second.status).toBe("ok");
+    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+  });
+
+  it("the block budget bounds one invocation", async () => {
+    await reset();
+    const first = await engine(devnet.rpcUrl, {}, { blockBudget: 3 }).run("manual");
+    expect(first).toMatchObject({ status: "partial", fromBlock: 0, toBlock: 2 });
+  });
+});
+
+describe("providers that refuse large eth_getLogs ranges", () => {
+  it("follows the range a provider suggests (Alchemy's message) and still indexes everything", async () => {
+    await reset();
+    const proxy = await startRpcProxy({ target: devnet.rpcUrl, maxLogRange: 4, refusal: "suggest" });
+    try {
+      const result = await engine(proxy.url, {}, { initialRange: 1000 }).run("manual");
+      expect(result.status).toBe("ok");
+      expect(proxy.refusals).toBeGreaterThan(0);
+      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+      const [state] = await queryRows<{ range_size: number }>(app.db, sql`select range_size from sync_state`);
+      // The accepted size is remembered for the next invocation (and grows again after clean successes).
+      expect(state!.range_size).toBeLessThan(1000);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("halves the range on a refusal without a suggestion", async () => {
+    await reset();
+    const proxy = await startRpcProxy({ target: devnet.rpcUrl, maxLogRange: 3, refusal: "plain" });
+    try {
+      const result = await engine(proxy.url, {}, { initialRange: 64 }).run("manual");
+      expect(result.status).toBe("ok");
+      expect(proxy.refusals).toBeGreaterThan(0);
+      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("reads attestations in Multicall3 batches, never one request per attestation", async () => {
+    await reset();
+    const proxy = await startRpcProxy({ target: devnet.rpcUrl });
+    try {
+      const result = await engine(proxy.url).run("manual");
+      expect(result).toMatchObject({ status: "ok", attestations: TOTAL });
+      expect(proxy.calls.eth_call).toBe(1);
+      expect(proxy.requests).toBeLessThanOrEqual(5);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("splits a Multicall3 batch that runs out of gas until the halves fit", async () => {
+    await reset();
+    // A node whose eth_call gas cap fits ~8 getAttestation reads: larger batches fail with geth's message.
+    const proxy = await startRpcProxy({
+      target: devnet.rpcUrl,
+      intercept: (c) => {
+        const data = (c.params?.[0] as { data?: string } | undefined)?.data ?? "";
+        return c.method === "eth_call" && data.length > 2 + 8 * 300
+          ? { code: -32000, message: "gas required exceeds allowance (50000000)" }
+          : undefined;
+      },
+    });
+    try {
+      const result = await engine(proxy.url, {}, { readBatchSize: 100 }).run("manual");
+      expect(result.status).toBe("ok");
+      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+      expect(proxy.calls.eth_call).toBeGreaterThan(8);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
