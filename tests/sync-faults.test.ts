@@ -86,7 +86,7 @@ describe("restart mid-range", () => {
       app.db,
       sql`select cursor_block from sync_state`,
     );
-    expect(state!.cursor_block).toBeGreaterThan(0);
+    expect(Number(state!.cursor_block)).toBeGreaterThan(0);
 
     const second = await engine(devnet.rpcUrl, {}, { commitSize: 10 }).run("manual");
     expect(second).toMatchObject({ status: "ok", attestations: TOTAL - 20 });
