@@ -1,6 +1,7 @@
+import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as itemsHandler } from "../api/ogc/collections/location-proofs/items/index.js";
-import type { NewLocationProofRow } from "../db/schema.js";
+import { locationProofs, type NewLocationProofRow } from "../db/schema.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { createTestApp, TEST_BASE, type TestApp } from "./helpers/app.js";
 
@@ -130,6 +131,30 @@ describe("items: limit and paging", () => {
     expect(past.body.numberReturned).toBe(0);
     expect(past.body.numberMatched).toBe(rows.length);
     expect(past.body.links.some((l: { rel: string }) => l.rel === "next")).toBe(false);
+  });
+});
+
+describe("items: numberMatched stays exact when the data changes", () => {
+  it("recounts after a write (the count cache is keyed by the WAL position)", async () => {
+    const path = `${ITEMS}?bbox=-180,-90,180,90&chain=arbitrum`;
+    const before = (await app.get(path)).body.numberMatched;
+    expect((await app.get(path)).body.numberMatched).toBe(before);
+    const extra = sampleProofs({
+      count: 40,
+      seed: 4242,
+      now: NOW,
+      chains: [{ name: "arbitrum", chainId: 42161 }],
+    });
+    await insertProofs(app.db, extra);
+    const added = extra.filter((r) => r.minLon != null).length;
+    expect((await app.get(path)).body.numberMatched).toBe(before + added);
+    await app.db.delete(locationProofs).where(
+      inArray(
+        locationProofs.uid,
+        extra.map((r) => r.uid),
+      ),
+    );
+    expect((await app.get(path)).body.numberMatched).toBe(before);
   });
 });
 
