@@ -1,6 +1,7 @@
 import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
 import { absoluteUrl } from "../http/links.js";
+import { log } from "../log.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import { findProofByUid, pageAndCount } from "../proofs/query.js";
 import { OGC_DEFAULT_LIMIT } from "../v0/service-info.js";
@@ -50,6 +51,13 @@ export async function getItems(request: Request, q: ItemsQuery, format: Format):
     ...(sort ? { sort } : {}),
   });
   const features = rows.map(toFeature);
+  // The query string as received, for operators (and the GDAL client check, which verifies that a -where filter
+  // reached the server): the shared request log line records only the path.
+  log("debug", "ogc items", {
+    query: new URL(request.url).search,
+    matched: total,
+    returned: features.length,
+  });
   const page = (newOffset: number) => linkWith(request, PATHS.items, { limit, offset: newOffset });
   const [selfType, otherType, otherF] =
     format === "html" ? [MEDIA.html, MEDIA.geojson, "json"] : [MEDIA.geojson, MEDIA.html, "html"];
