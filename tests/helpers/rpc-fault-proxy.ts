@@ -33,6 +33,8 @@ export type FaultProxyOptions = {
   kinds?: readonly FaultKind[];
   /** how long a "timeout" holds the request before dropping it (the client should give up first) */
   hangMs?: number;
+  /** latency added to every request, like a remote provider's round trip */
+  delayMs?: number;
 };
 
 export type FaultProxy = {
@@ -74,6 +76,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     proxy.requests++;
     const body = await readBody(req);
+    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const fault = random() < rate ? kinds[Math.floor(random() * kinds.length)]! : undefined;
     if (fault) proxy.faults[fault]++;
     switch (fault) {

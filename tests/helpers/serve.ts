@@ -3,7 +3,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const CHILD = fileURLToPath(new URL("./serve-child.ts", import.meta.url));
-const TSX = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+// node with tsx's loader, not the tsx CLI (which runs the script in a grandchild that a kill would not reach).
+const TSX_LOADER = import.meta.resolve("tsx");
 
 export type ServerProcess = { url: string; pid: number; stop(): Promise<void> };
 
@@ -12,7 +13,7 @@ export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(TSX, [CHILD], {
+  const child: ChildProcess = spawn(process.execPath, ["--import", TSX_LOADER, CHILD], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "warn", ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });

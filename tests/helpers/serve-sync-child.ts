@@ -1,0 +1,31 @@
+// A sync worker in a process of its own, for tests that kill it (tests/faults-kill.test.ts): it runs the real sync
+// service in a loop against the database in LPQS_DB (a postgres:// URL) and the chain in RPC_URL_DEVNET, printing
+// one JSON line per run, until it is killed. SYNC_OPTIONS (JSON) overrides the engine's step sizes and lease.
+import { connect } from "../../db/client.js";
+import { createChainClient } from "../../lib/chains/client.js";
+import { loadConfig } from "../../lib/config.js";
+import { createSyncService } from "../../lib/sync/service.js";
+
+const config = loadConfig({
+  LOG_LEVEL: "silent",
+  CHAINS: "devnet",
+  RPC_URL_DEVNET: process.env.RPC_URL_DEVNET,
+  RATE_LIMIT_PER_MINUTE: "0",
+});
+const handle = await connect(process.env.LPQS_DB!, "pg");
+const service = createSyncService({
+  db: handle.db,
+  config,
+  clientFor: (chain) => createChainClient(chain, { timeoutMs: 1000 }),
+  options: JSON.parse(process.env.SYNC_OPTIONS ?? "{}"),
+});
+// Dies with its parent: the parent holds our stdin.
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
+process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid })}\n`);
+for (;;) {
+  const report = await service.sync("cron", ["devnet"]);
+  const c = report.chains[0]!;
+  process.stdout.write(`${JSON.stringify({ status: c.status, cursor: c.cursor_block, reason: c.reason })}\n`);
+  await new Promise((r) => setTimeout(r, 50));
+}
