@@ -11,6 +11,7 @@ import { readAttestations } from "./reads.js";
 import { findReorg } from "./reorg.js";
 import {
   acquireLease,
+  type Commit,
   commitBatch,
   ensureState,
   finishRun,
@@ -217,23 +218,32 @@ export function createChainSync(deps: ChainSyncDeps) {
       }
     }
     slices.push(current);
+    // Pipelined: the next slice's reads run while this one commits (the RPC round trips hide behind the database).
+    const prepare = (i: number) => {
+      const p = prepareSlice(
+        slices[i]!,
+        i === slices.length - 1 ? to : slices[i]!.at(-1)!.blockNumber,
+        rangeSize,
+      );
+      p.catch(() => {}); // awaited below; never an unhandled rejection if an earlier commit fails first
+      return p;
+    };
     let cursor = from - 1;
-    for (const [i, slice] of slices.entries()) {
-      const last = i === slices.length - 1;
-      const end = last ? to : slice.at(-1)!.blockNumber;
-      await commitSlice(slice, end, rangeSize, outcome);
-      cursor = end;
+    let next = prepare(0);
+    for (let i = 0; i < slices.length; i++) {
+      const prepared = await next;
+      if (i + 1 < slices.length) next = prepare(i + 1);
+      await commitBatch(db, prepared);
+      outcome.attestations += prepared.rows.length;
+      outcome.revocations += prepared.revocations.length;
+      cursor = prepared.cursor;
       await deps.afterCommit?.(cursor);
     }
     return cursor;
   }
 
-  async function commitSlice(
-    events: EasEvent[],
-    end: number,
-    rangeSize: number,
-    outcome: RunOutcome,
-  ): Promise<void> {
+  /** Reads and decodes one slice's attestations: everything its commit needs, without touching the database. */
+  async function prepareSlice(events: EasEvent[], end: number, rangeSize: number): Promise<Commit> {
     const uids = [...new Set(events.map((e) => e.uid))];
     // The slice's last block: its hash is the cursor's, checked by the next run's reorg detection.
     const endBlock = events.find((e) => e.blockNumber === end);
@@ -282,7 +292,7 @@ export function createChainSync(deps: ChainSyncDeps) {
     const endHash = endBlock?.blockHash ?? block?.hash;
     if (!endHash) throw new ChainMovedError(`block ${end} has no hash`);
     blocks.set(end, endHash);
-    await commitBatch(db, {
+    return {
       chainId: chain.chainId,
       owner,
       leaseMs: options.leaseMs,
@@ -293,9 +303,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       cursor: end,
       cursorTime,
       rangeSize,
-    });
-    outcome.attestations += rows.size;
-    outcome.revocations += revocations.length;
+    };
   }
 
   return { run };

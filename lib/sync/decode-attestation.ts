@@ -59,7 +59,7 @@ export function attestationRow(
   };
   let decoded: readonly unknown[];
   try {
-    decoded = decodeAbiParameters(params, a.data);
+    decoded = decodeAbiParameters(params, Buffer.from(a.data.slice(2), "hex"));
   } catch (error) {
     const message = (error as { shortMessage?: string }).shortMessage ?? String(error);
     return { ...base, decodeError: clean(message).slice(0, 500) };
