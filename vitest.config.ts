@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
+    // Browser tests need Chromium: `npm run test:browser` runs them (tests/browser/vitest.config.ts).
+    exclude: [...configDefaults.exclude, "tests/browser/**"],
     globalSetup: ["tests/helpers/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

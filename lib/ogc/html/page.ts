@@ -49,6 +49,7 @@ export function page(options: { title: string; crumbs: Crumb[]; body: string; ma
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${PATHS.asset("ogc.css")}">
 ${mapHead}
 </head>
