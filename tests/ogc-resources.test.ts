@@ -246,6 +246,8 @@ describe("HTML pages", () => {
       "/api/ogc/collections",
       "/api/ogc/collections/location-proofs",
       "/api/ogc/collections/location-proofs/items",
+      "/api/ogc/collections/location-proofs/queryables",
+      "/api/ogc/api",
     ]) {
       const res = await app.get(`${path}?f=html`);
       expect(res.status, path).toBe(200);

@@ -11,6 +11,7 @@ import {
   itemHtml,
   itemsHtml,
   landingHtml,
+  queryablesHtml,
 } from "./html/views.js";
 import { getItem, getItems } from "./items.js";
 import type { ItemsQuery } from "./items-params.js";
@@ -48,8 +49,13 @@ export const collectionsResource = async (request: Request, format: Format) =>
 export const collectionResource = async (request: Request, format: Format) =>
   ogcResponse(format, await getCollection(request, format), (doc) => collectionHtml(doc, hrefFor(request)));
 
-export const queryablesResource = (request: Request, _format: Format) =>
-  ogcResponse("json", queryablesDocument(hrefFor(request)), () => "", MEDIA.schema);
+export const queryablesResource = (request: Request, format: Format) =>
+  ogcResponse(
+    format,
+    queryablesDocument(hrefFor(request)),
+    (doc) => queryablesHtml(doc as Parameters<typeof queryablesHtml>[0], hrefFor(request)),
+    MEDIA.schema,
+  );
 
 export const itemsResource = async (request: Request, q: ItemsQuery, format: Format) =>
   ogcResponse(format, await getItems(request, q, format), (doc) => itemsHtml(doc, hrefFor(request)), GEOJSON);

@@ -144,3 +144,28 @@ export function itemHtml(doc: OgcFeature & { links: Link[] }, href: Href): strin
 ${linkList(doc.links)}`,
   });
 }
+
+export function queryablesHtml(
+  doc: {
+    title: string;
+    description: string;
+    properties: Record<string, { title?: string; type?: string; format?: string }>;
+  },
+  href: Href,
+): string {
+  const rows = Object.entries(doc.properties)
+    .map(
+      ([name, p]) =>
+        `<tr><td><code>${e(name)}</code></td><td>${e(p.type ?? p.format ?? "")}</td><td>${e(p.title)}</td></tr>`,
+    )
+    .join("");
+  return page({
+    title: doc.title,
+    crumbs: [
+      home(href),
+      { title: "location-proofs", href: `${href(PATHS.collection)}?f=html` },
+      { title: "queryables" },
+    ],
+    body: `<p>${e(doc.description)}</p><table><tr><th>property</th><th>type</th><th>meaning</th></tr>${rows}</table>`,
+  });
+}
