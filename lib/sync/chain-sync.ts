@@ -51,8 +51,8 @@ export type ChainSyncDeps = {
   owner: string;
   /** counts RPC requests, for the run history and the bench */
   requests?: () => number;
-  /** test hook: called after each committed batch */
-  afterCommit?: (cursor: number) => void | Promise<void>;
+  /** called after each committed batch (progress lines; tests use it to "kill" a run between batches) */
+  afterCommit?: (progress: { cursor: number; attestations: number }) => void | Promise<void>;
 };
 
 /**
@@ -237,7 +237,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       outcome.attestations += prepared.rows.length;
       outcome.revocations += prepared.revocations.length;
       cursor = prepared.cursor;
-      await deps.afterCommit?.(cursor);
+      await deps.afterCommit?.({ cursor, attestations: outcome.attestations });
     }
     return cursor;
   }
