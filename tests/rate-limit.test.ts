@@ -211,6 +211,53 @@ describe("fail open", () => {
   });
 });
 
+describe("backend selection", () => {
+  it("on Vercel with neither Upstash nor REDIS_URL: in-process, with a clear warning", async () => {
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      configure({
+        VERCEL: "1",
+        DATABASE_URL: "postgres://postgres@127.0.0.1:5432/unused",
+        LOG_LEVEL: "warn",
+        REDIS_URL: "",
+        RATE_LIMIT_PER_MINUTE: "1",
+      });
+      expect(getRateLimiter().backend).toBe("memory");
+    } finally {
+      process.stderr.write = write;
+    }
+    const warning = lines.map((l) => JSON.parse(l)).find((l) => l.msg.startsWith("rate limiter:"));
+    expect(warning).toMatchObject({ level: "warn" });
+    expect(warning.msg).toMatch(/UPSTASH_REDIS_REST_URL/);
+    expect(warning.fix).toMatch(/UPSTASH_REDIS_REST_URL/);
+    // Still limits, per instance.
+    expect((await app.request("/api/v0/config", from("203.0.113.70"))).status).toBe(200);
+    expect((await app.request("/api/v0/config", from("203.0.113.70"))).status).toBe(429);
+  });
+
+  it("Upstash wins over REDIS_URL, and an unreachable Upstash fails open too", async () => {
+    const port = await closedPort();
+    configure({
+      UPSTASH_REDIS_REST_URL: `http://127.0.0.1:${port}`,
+      UPSTASH_REDIS_REST_TOKEN: "token",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      RATE_LIMIT_PER_MINUTE: "1",
+    });
+    expect(getRateLimiter().backend).toBe("upstash");
+    const before = rateLimitFailures().count;
+    for (let i = 0; i < 3; i++) {
+      const res = await app.request("/api/v0/config", from("203.0.113.71"));
+      expect(res.status).toBe(200);
+    }
+    expect(rateLimitFailures().count - before).toBe(3);
+  });
+});
+
 describe.skipIf(!REDIS_URL)("two server processes", () => {
   it("share one limit through Redis", { timeout: 90_000 }, async () => {
     const prefix = `${RUN}:processes`;
