@@ -214,7 +214,7 @@ describe.skipIf(!PG)("sync worker killed at random points", () => {
     expect(final.rows.size).toBe(truth.size);
     expectTruthUpToCursor(final, truth, "converged");
     // The kills landed at different points of the work, not all before the first commit.
-    expect(new Set(cursorsAtKill).size).toBeGreaterThan(3);
+    expect(new Set(cursorsAtKill).size).toBeGreaterThan(2);
     console.log(
       `faults (kill): ${killed} sync workers killed with SIGKILL at random points (cursor at each kill: ` +
         `${cursorsAtKill.join(",")}; ${runsSeen} runs reported before kills), converged in ${runs + 1} more runs ` +
