@@ -2,9 +2,15 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { createClient } from "@redis/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig, setConfig } from "../lib/config.js";
-import { getRateLimiter, rateLimitFailures } from "../lib/http/rate-limit.js";
+import {
+  createBackend,
+  createRateLimiter,
+  getRateLimiter,
+  rateLimitFailures,
+} from "../lib/http/rate-limit.js";
+import { createMemoryStore } from "../lib/http/rate-limit-memory.js";
 import { scanApi } from "../lib/local/route-table.js";
 import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
 import { startServerProcess } from "./helpers/serve.js";
@@ -208,6 +214,59 @@ describe("fail open", () => {
       await getRateLimiter().close();
       server.close();
     }
+  });
+});
+
+describe("sliding window semantics", () => {
+  /**
+   * The same scenario on the in-process store and (with REDIS_URL) on Redis: the previous minute's count weighs on
+   * the current one in proportion to the part of the window still to run. Only Date is faked (the library passes
+   * its "now" to the store); I/O and Redis run for real.
+   */
+  async function scenario(kind: "memory" | "redis"): Promise<boolean[][]> {
+    const config = loadConfig({
+      LOG_LEVEL: "silent",
+      RATE_LIMIT_PER_MINUTE: "10",
+      RATE_LIMIT_PREFIX: `${RUN}:window:${kind}`,
+      ...(kind === "redis" ? { REDIS_URL: REDIS_URL! } : {}),
+    });
+    const backend =
+      kind === "memory" ? { kind, store: createMemoryStore(), close: async () => {} } : createBackend(config);
+    const limiter = createRateLimiter(config, { backend });
+    const request = () => new Request("http://localhost/x", { headers: { "x-real-ip": "192.0.2.200" } });
+    const burst = async (n: number) => {
+      const out: boolean[] = [];
+      for (let i = 0; i < n; i++) out.push((await limiter.check(request())).state === "allowed");
+      return out;
+    };
+    const minute = Math.floor(Date.now() / 60_000) * 60_000 + 5 * 60_000;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(minute + 30_000); // half-way through window W
+      const a = await burst(11); // 10 allowed, the 11th refused
+      vi.setSystemTime(minute + 60_000 + 15_000); // 25% into W+1: W weighs floor(0.75 × 10) = 7
+      const b = await burst(3); // 3 allowed (7 + 3 = 10), no refusal yet
+      vi.setSystemTime(minute + 60_000 + 45_000); // 75% into W+1: W weighs floor(0.25 × 10) = 2, plus 3 used
+      const c = await burst(6); // 5 allowed, the 6th refused
+      return [a, b, c];
+    } finally {
+      vi.useRealTimers();
+      await limiter.close();
+    }
+  }
+
+  const expected = [
+    [...Array(10).fill(true), false],
+    [true, true, true],
+    [...Array(5).fill(true), false],
+  ];
+
+  it("in process: the previous window weighs in proportionally", async () => {
+    expect(await scenario("memory")).toEqual(expected);
+  });
+
+  it.skipIf(!REDIS_URL)("on Redis: the same answers, request for request", async () => {
+    expect(await scenario("redis")).toEqual(expected);
   });
 });
 
