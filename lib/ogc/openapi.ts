@@ -58,7 +58,12 @@ const ITEMS_PARAMETERS: Param[] = [
     "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day), or an interval start/end with '..' for an open end. Ends are inclusive; proofs without an event time never match.",
     { type: "string" },
   ),
-  query("chain", "Network name(s), comma-separated.", { type: "string", enum: [...CHAIN_NAMES] }),
+  query(
+    "chain",
+    "Network name(s), comma-separated.",
+    { type: "array", items: { type: "string", enum: [...CHAIN_NAMES] } },
+    { style: "form", explode: false },
+  ),
   query("prover", "Address of the proof creator (0x…, any case).", address),
   query("subject", "Address the proof is about (0x…, any case).", address),
   query(
