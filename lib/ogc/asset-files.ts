@@ -5,8 +5,9 @@ import { textResponse } from "../http/respond.js";
 import { MAP_JS, OGC_CSS } from "./html/assets.js";
 
 /**
- * The files the HTML pages load, all from our own origin (no CDN): Leaflet from its npm package (read at run time;
- * vercel.json's includeFiles ships node_modules/leaflet/dist with this function), and our own CSS and map script.
+ * The files the HTML pages load, all from our own origin (no CDN): Leaflet from its npm package, read at run time
+ * (vercel.json ships node_modules/leaflet/dist with this function through `includeFiles`, under the key
+ * "api/ogc/assets/*.ts": brackets in a key would be a glob character class), and our own CSS and map script.
  * A fixed allow-list: the file name never reaches the file system.
  */
 const require = createRequire(import.meta.url);
