@@ -142,11 +142,18 @@ describe("routing, errors and HTTP semantics", () => {
       });
     }
   });
-  it("a wrong method is a 405 with Allow", async () => {
+  it("a wrong method is a 405 with Allow and the security headers", async () => {
     const res = await app.request("/api/v0/location-proofs", { method: "DELETE" });
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("strict-transport-security")).toMatch(/max-age=/);
     expect((await res.json()).code).toBe("MethodNotAllowed");
+  });
+  it("repeated and trailing slashes route like the plain path (static wins over [uid])", async () => {
+    const res = await app.get(`${TEST_BASE}//api//v0/location-proofs/stats/`);
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(rows.length);
   });
   it("public GETs are CDN-cacheable with a strong ETag and answer If-None-Match with 304", async () => {
     const first = await app.request("/api/v0/location-proofs?limit=3");

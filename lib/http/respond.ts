@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { log } from "../log.js";
 import { ApiError } from "./errors.js";
+import { withSecurityHeaders } from "./security-headers.js";
 import { statusText } from "./status-text.js";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -43,7 +44,9 @@ export function errorResponse(error: unknown, request?: Request): Response {
     if (error.extra.details !== undefined) body.details = error.extra.details;
     return new Response(stringify(body), {
       status: error.status,
-      headers: { "content-type": JSON_TYPE, "cache-control": "no-store", ...error.extra.headers },
+      headers: withSecurityHeaders(
+        new Headers({ "content-type": JSON_TYPE, "cache-control": "no-store", ...error.extra.headers }),
+      ),
     });
   }
   log("error", "unhandled error", {
@@ -56,6 +59,9 @@ export function errorResponse(error: unknown, request?: Request): Response {
   const message = "The server could not complete the request. Please try again later.";
   return new Response(
     stringify({ error: statusText(500), code: "InternalError", message, description: message }),
-    { status: 500, headers: { "content-type": JSON_TYPE, "cache-control": "no-store" } },
+    {
+      status: 500,
+      headers: withSecurityHeaders(new Headers({ "content-type": JSON_TYPE, "cache-control": "no-store" })),
+    },
   );
 }

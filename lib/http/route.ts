@@ -3,6 +3,7 @@ import { authorizeRestricted } from "./auth.js";
 import { CORS_HEADERS } from "./cors.js";
 import { getRateLimiter, type RateLimitOutcome, rateLimitHeaders, tooManyRequests } from "./rate-limit.js";
 import { errorResponse } from "./respond.js";
+import { withSecurityHeaders } from "./security-headers.js";
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -18,15 +19,6 @@ export type RouteOptions = {
 
 /** Data changes about once a minute (the sync cron), so the CDN may serve a response for 30 s, then revalidate. */
 export const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revalidate=30";
-
-const SECURITY_HEADERS: Record<string, string> = {
-  "strict-transport-security": "max-age=63072000; includeSubDomains",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-};
-
-/** JSON is never rendered, so it gets the strictest policy; HTML pages set their own. */
-const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /**
  * Wraps a route handler with what every route shares: access (rate limit or restricted-endpoint auth, before the
@@ -65,8 +57,7 @@ function finish(
 ): Response {
   const headers = new Headers(response.headers);
   for (const [key, value] of Object.entries(extraHeaders)) headers.set(key, value);
-  for (const [key, value] of Object.entries(SECURITY_HEADERS)) headers.set(key, value);
-  if (!headers.has("content-security-policy")) headers.set("content-security-policy", DEFAULT_CSP);
+  withSecurityHeaders(headers);
   const cacheable =
     options.access === "public" &&
     options.cache !== false &&

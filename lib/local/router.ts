@@ -54,7 +54,9 @@ export function createRouter(root: string): Router {
 
   /** Filesystem first; then each rewrite in order, whose destination must itself be a function (check: true). */
   function resolve(url: URL) {
-    const pathname = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
+    // Repeated slashes are one separator, a trailing slash is dropped (`//api//v0/x/` is `/api/v0/x`).
+    const collapsed = url.pathname.replace(/\/{2,}/g, "/");
+    const pathname = collapsed.length > 1 ? collapsed.replace(/\/+$/, "") : collapsed;
     const direct = matchFile(routes, pathname);
     if (direct) return withParams(direct, pathname, new URLSearchParams(url.search));
     for (const rewrite of rewrites) {
