@@ -3,6 +3,7 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  getAddress,
   type Hex,
   http,
   parseEventLogs,
@@ -124,7 +125,7 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
       }),
     );
   }
-  return { eas, schemaRegistry, schemaUid: LOCATION_SCHEMA_UID };
+  return { eas: getAddress(eas), schemaRegistry: getAddress(schemaRegistry), schemaUid: LOCATION_SCHEMA_UID };
 }
 
 export const MULTICALL3: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
