@@ -135,7 +135,7 @@ describe("items: limit and paging", () => {
 });
 
 describe("items: numberMatched stays exact when the data changes", () => {
-  it("recounts after a write (the count cache is keyed by the WAL position)", async () => {
+  it("recounts after a write (the count cache is keyed by the MVCC snapshot)", async () => {
     const path = `${ITEMS}?bbox=-180,-90,180,90&chain=arbitrum`;
     const before = (await app.get(path)).body.numberMatched;
     expect((await app.get(path)).body.numberMatched).toBe(before);

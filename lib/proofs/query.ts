@@ -44,29 +44,32 @@ export const SMALL_RESULT = 5000;
 /**
  * Exact counts, remembered while the database provably has not changed.
  *
- * An exact COUNT over a million proofs costs ~100 ms here whatever the index (it visits every matching entry), and a
- * client paging through a large result asks for the same count on every page. PostgreSQL's WAL insert position
- * moves with every write that can change a count (a commit record is inserted before the commit becomes visible), so
- * a count taken after reading position P is still exact for as long as the position is P. The position is read
- * before the count, in its own statement, so a write racing the count can only make the entry look stale, never
- * fresh. Unrelated writes (other tables) also move it: that costs a recount, never a wrong answer. Where the
- * position cannot be read, nothing is remembered. The cache is per process and per database handle, and bounded.
+ * An exact COUNT over a million proofs costs ~100 ms whatever the index (it visits every matching entry), and a client
+ * paging through a large result asks for the same count on every page. The key is the MVCC snapshot the count was
+ * taken under (`pg_current_snapshot()`: xmin, xmax and the transactions in progress), read in the same statement as
+ * the count, so it is exactly the snapshot the count saw. A later statement whose snapshot is identical sees exactly
+ * the same committed transactions, hence the same count. Every writing transaction changes the snapshot — it takes
+ * a transaction id (xmax moves) and is listed as in progress until it ends — so a commit that becomes visible after
+ * a count was taken always changes the key. (A WAL position is not such a key: a commit's WAL record is written
+ * before the commit becomes visible, and nothing need be written after it.) Unrelated writes also change the
+ * snapshot: that costs a recount, never a wrong answer. Where the snapshot cannot be read, nothing is remembered.
+ * The cache is per process and per database handle, and bounded.
  */
 export function createCountCache(maxEntries = 500) {
-  const byDb = new WeakMap<Db, Map<string, { lsn: string; n: number }>>();
+  const byDb = new WeakMap<Db, Map<string, { snapshot: string; n: number }>>();
   const dialect = new PgDialect();
-  let lsnUnavailable = false;
+  let snapshotUnavailable = false;
 
-  async function walPosition(db: Db): Promise<string | undefined> {
-    if (lsnUnavailable) return undefined;
+  async function currentSnapshot(db: Db): Promise<string | undefined> {
+    if (snapshotUnavailable) return undefined;
     try {
-      const [row] = await queryRows<{ lsn: string }>(
+      const [row] = await queryRows<{ snapshot: string }>(
         db,
-        sql`select (case when pg_is_in_recovery() then pg_last_wal_replay_lsn() else pg_current_wal_insert_lsn() end)::text as lsn`,
+        sql`select pg_current_snapshot()::text as snapshot`,
       );
-      return row?.lsn ?? undefined;
+      return row?.snapshot;
     } catch {
-      lsnUnavailable = true;
+      snapshotUnavailable = true;
       return undefined;
     }
   }
@@ -80,15 +83,17 @@ export function createCountCache(maxEntries = 500) {
       entries = new Map();
       byDb.set(db, entries);
     }
-    const lsn = await walPosition(db);
     const hit = entries.get(key);
-    if (lsn !== undefined && hit?.lsn === lsn) return hit.n;
-    const n = await countProofs(db, filter);
-    if (lsn !== undefined) {
-      entries.delete(key);
-      entries.set(key, { lsn, n });
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-    }
+    if (hit && hit.snapshot === (await currentSnapshot(db))) return hit.n;
+    if (snapshotUnavailable) return countProofs(db, filter);
+    const [row] = await queryRows<{ n: string | number; snapshot: string }>(
+      db,
+      sql`select count(*) as n, pg_current_snapshot()::text as snapshot from ${p} ${where ? sql`where ${where}` : sql``}`,
+    );
+    const n = Number(row?.n ?? 0);
+    entries.delete(key);
+    entries.set(key, { snapshot: row!.snapshot, n });
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
     return n;
   };
 }
