@@ -150,7 +150,10 @@ export function createChainSync(deps: ChainSyncDeps) {
   /** Rewinds past a reorg (stored hash no longer canonical); returns the cursor to continue from. */
   async function handleReorg(cursor: number | null, outcome: RunOutcome): Promise<number | null> {
     if (cursor === null) return null;
-    const reorg = await findReorg(client, await storedBlocks(db, chain.chainId));
+    // Every run checks the newest stored hash (one request); only a mismatch loads the whole list.
+    const reorg = await findReorg(client, await storedBlocks(db, chain.chainId, true), () =>
+      storedBlocks(db, chain.chainId),
+    );
     if (!reorg) return cursor;
     const ancestor = reorg.ancestor ?? chain.startBlock - 1;
     const undone = await rewind(db, {

@@ -23,10 +23,12 @@ export async function isCanonical(
  */
 export async function findReorg(
   client: ChainClient,
-  stored: readonly { number: number; hash: string }[],
+  newest: readonly { number: number; hash: string }[],
+  all: () => Promise<{ number: number; hash: string }[]>,
 ): Promise<{ ancestor: number | null } | undefined> {
-  const top = stored.at(-1);
+  const top = newest.at(-1);
   if (!top || (await isCanonical(client, top))) return undefined;
+  const stored = await all();
   let lo = -1; // index of the newest block known canonical (-1: none)
   let hi = stored.length - 1; // index of the oldest block known orphaned
   while (hi - lo > 1) {

@@ -188,14 +188,18 @@ export async function commitBatch(db: Db, c: Commit): Promise<void> {
   });
 }
 
-/** Stored block hashes, oldest first, for reorg detection. */
-export async function storedBlocks(db: Db, chainId: number): Promise<{ number: number; hash: string }[]> {
-  const rows = await db
+/** Stored block hashes, oldest first, for reorg detection; `newestOnly` for the cheap check of every run. */
+export async function storedBlocks(
+  db: Db,
+  chainId: number,
+  newestOnly = false,
+): Promise<{ number: number; hash: string }[]> {
+  const query = db
     .select({ number: syncBlocks.blockNumber, hash: syncBlocks.blockHash })
     .from(syncBlocks)
-    .where(eq(syncBlocks.chainId, chainId))
-    .orderBy(asc(syncBlocks.blockNumber));
-  return rows;
+    .where(eq(syncBlocks.chainId, chainId));
+  if (newestOnly) return query.orderBy(desc(syncBlocks.blockNumber)).limit(1);
+  return query.orderBy(asc(syncBlocks.blockNumber));
 }
 
 /**
@@ -245,6 +249,10 @@ export type RunRecord = {
 };
 
 export async function startRun(db: Db, r: RunRecord): Promise<number> {
+  // A run whose function was killed never finished its row: after an hour it is marked abandoned.
+  await db.execute(sql`
+    update sync_runs set status = 'abandoned', finished_at = now(), error = 'the invocation ended before the run finished'
+     where chain_id = ${r.chainId} and status = 'running' and started_at < now() - interval '1 hour'`);
   const [row] = await db
     .insert(syncRuns)
     .values({ ...r, status: "running" })
