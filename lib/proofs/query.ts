@@ -7,31 +7,10 @@ import { orderBy, type SortSpec } from "./sort.js";
 
 export type Page = { limit: number; offset: number; sort?: SortSpec[] };
 
-/** One page of proofs in a total order. */
-export async function findProofs(db: Db, filter: ProofFilter, page: Page): Promise<LocationProofRow[]> {
-  return db
-    .select()
-    .from(p)
-    .where(whereClause(filter))
-    .orderBy(...orderBy(page.sort))
-    .limit(page.limit)
-    .offset(page.offset);
-}
-
 /** How many proofs match the filter (the same WHERE clause as the page). */
 export async function countProofs(db: Db, filter: ProofFilter): Promise<number> {
   const [row] = await db.select({ n: count() }).from(p).where(whereClause(filter));
   return Number(row?.n ?? 0);
-}
-
-/** A page and the number of matches, run concurrently. */
-export async function listProofs(
-  db: Db,
-  filter: ProofFilter,
-  page: Page,
-): Promise<{ rows: LocationProofRow[]; total: number }> {
-  const [rows, total] = await Promise.all([findProofs(db, filter, page), countProofs(db, filter)]);
-  return { rows, total };
 }
 
 /**
@@ -101,7 +80,7 @@ export function createCountCache(maxEntries = 500) {
 const exactCount = createCountCache();
 
 /**
- * A page and the exact number of matches, for the OGC items. The count runs first and decides the page's plan:
+ * A page and the exact number of matches, for the native list and the OGC items. The count runs first and decides the page's plan:
  * nothing to fetch when the offset is past the end; filter-then-sort when the matches are few; the order index
  * (newest first) when they are many, where it meets `limit` matches within a few index pages.
  */

@@ -2,7 +2,7 @@ import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
 import { absoluteUrl } from "../http/links.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
-import { findProofByUid, listProofs } from "../proofs/query.js";
+import { findProofByUid, pageAndCount } from "../proofs/query.js";
 import { serializeProof } from "../proofs/serialize.js";
 import { LIST_DEFAULT_LIMIT, type ListQuery } from "./list-params.js";
 
@@ -32,7 +32,7 @@ export function listFilter(q: ListQuery): ProofFilter {
 export async function listLocationProofs(request: Request, q: ListQuery) {
   const limit = q.limit ?? LIST_DEFAULT_LIMIT;
   const offset = q.offset ?? 0;
-  const { rows, total } = await listProofs(await getDb(), listFilter(q), { limit, offset });
+  const { rows, total } = await pageAndCount(await getDb(), listFilter(q), { limit, offset });
   const pageUrl = (newOffset: number) => {
     const url = new URL(request.url);
     const params: Record<string, string> = Object.fromEntries(url.searchParams);
