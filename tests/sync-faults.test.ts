@@ -129,6 +129,26 @@ describe("restart mid-range", () => {
     expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
   });
 
+  it("a busy range stops at a block boundary when the time budget is spent", async () => {
+    await reset();
+    let slow = true;
+    const first = await engine(
+      devnet.rpcUrl,
+      {
+        afterCommit: async () => {
+          if (slow) await new Promise((r) => setTimeout(r, 60));
+        },
+      },
+      { timeBudgetMs: 50, commitSize: 10, initialRange: 1000 },
+    ).run("manual");
+    expect(first.status).toBe("partial");
+    expect(first.attestations).toBeGreaterThan(0);
+    expect(first.attestations).toBeLessThan(TOTAL);
+    slow = false;
+    expect((await engine(devnet.rpcUrl).run("manual")).status).toBe("ok");
+    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+  });
+
   it("the block budget bounds one invocation", async () => {
     await reset();
     const first = await engine(devnet.rpcUrl, {}, { blockBudget: 3 }).run("manual");

@@ -195,8 +195,9 @@ export function createChainSync(deps: ChainSyncDeps) {
       // Remember what the provider accepted; grow again after a clean success (ponder's strategy).
       rangeSize = logs.refused ? covered : Math.min(options.maxRange, Math.max(rangeSize, covered) * 2);
       outcome.fromBlock ??= from;
-      cursor = await indexRange(from, logs.toBlock, logs.events, rangeSize, outcome);
+      cursor = await indexRange(from, logs.toBlock, logs.events, rangeSize, outcome, started);
       outcome.toBlock = cursor;
+      if (cursor < logs.toBlock) return { cursor, complete: false }; // the budget ran out inside the range
       from = logs.toBlock + 1;
     }
     return { cursor, complete: target >= confirmedHead };
@@ -209,6 +210,7 @@ export function createChainSync(deps: ChainSyncDeps) {
     events: EasEvent[],
     rangeSize: number,
     outcome: RunOutcome,
+    started: number,
   ): Promise<number> {
     const slices: EasEvent[][] = [];
     let current: EasEvent[] = [];
@@ -241,6 +243,8 @@ export function createChainSync(deps: ChainSyncDeps) {
       outcome.revocations += prepared.revocations.length;
       cursor = prepared.cursor;
       await deps.afterCommit?.({ cursor, attestations: outcome.attestations });
+      // A busy range stops at a slice boundary (a block boundary) when the budget is spent; the rest is next run's.
+      if (i + 1 < slices.length && performance.now() - started > options.timeBudgetMs) break;
     }
     return cursor;
   }
