@@ -220,4 +220,25 @@ describe("providers that refuse large eth_getLogs ranges", () => {
       await proxy.close();
     }
   });
+
+  it("without Multicall3, reads go as JSON-RPC batches: one HTTP request per 100 reads", async () => {
+    await reset();
+    const proxy = await startRpcProxy({ target: devnet.rpcUrl });
+    try {
+      const chain = { ...devnetChain(proxy.url), multicall3: false };
+      const result = await createChainSync({
+        db: app.db,
+        chain,
+        client: createChainClient(chain, { jsonRpcBatch: true }),
+        options: syncOptions({ syncTimeBudgetMs: 20_000, syncBlockBudget: 1_000_000 }),
+        owner: "no-multicall",
+      }).run("manual");
+      expect(result).toMatchObject({ status: "ok", attestations: TOTAL });
+      expect(proxy.calls.eth_call).toBe(TOTAL);
+      expect(proxy.requests).toBeLessThanOrEqual(5);
+      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    } finally {
+      await proxy.close();
+    }
+  });
 });

@@ -10,6 +10,11 @@ export type ClientOptions = {
   timeoutMs?: number;
   /** Called once per HTTP request sent, to count RPC requests per run. */
   onRequest?: () => void;
+  /**
+   * Send concurrent calls as one JSON-RPC batch (up to 100 per HTTP request): how attestations are read on a chain
+   * without Multicall3. Off by default: some providers bill or limit batches, and Multicall3 needs none.
+   */
+  jsonRpcBatch?: boolean;
 };
 
 /**
@@ -40,6 +45,7 @@ function httpTransport(urls: string[], options: ClientOptions): Transport {
       timeout: options.timeoutMs ?? 15_000,
       retryCount: 2,
       retryDelay: 250,
+      ...(options.jsonRpcBatch ? { batch: { batchSize: 100, wait: 0 } } : {}),
       // viem uses a truthy return value of this hook as the fetch init: return nothing.
       ...(options.onRequest
         ? {

@@ -259,6 +259,7 @@ export function createChainSync(deps: ChainSyncDeps) {
         ? readAttestations(client, chain.eas, uids as Hex[], {
             batchSize: options.readBatchSize,
             concurrency: options.readConcurrency,
+            multicall: chain.multicall3,
           })
         : Promise.resolve(new Map<string, OnchainAttestation | null>()),
       endBlock ? Promise.resolve(undefined) : client.getBlock({ blockNumber: BigInt(end) }),

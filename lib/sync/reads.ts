@@ -24,7 +24,13 @@ function isOutOfGas(error: unknown): boolean {
   return OUT_OF_GAS.test(parts.join(" "));
 }
 
-export type ReadOptions = { batchSize: number; concurrency: number; blockNumber?: bigint };
+export type ReadOptions = {
+  batchSize: number;
+  concurrency: number;
+  blockNumber?: bigint;
+  /** false on a chain without Multicall3: one eth_call per attestation, sent as JSON-RPC batches by the client. */
+  multicall?: boolean;
+};
 
 /**
  * Reads attestations with Multicall3 aggregate3: ~100 getAttestation calls per eth_call, a few calls in flight —
@@ -44,7 +50,8 @@ export async function readAttestations(
   const worker = async () => {
     while (next < batches.length) {
       const batch = batches[next++]!;
-      await readBatch(client, eas, batch, options.blockNumber, result);
+      if (options.multicall === false) await readEach(client, eas, batch, options.blockNumber, result);
+      else await readBatch(client, eas, batch, options.blockNumber, result);
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, batches.length) }, worker));
@@ -93,5 +100,32 @@ async function readBatch(
     if (!r.success) throw new Error(`getAttestation(${uid}) failed inside Multicall3`);
     const a = decodeAttestation(r.returnData);
     into.set(uid, a.uid === ZERO_UID ? null : a);
+  });
+}
+
+/**
+ * Without Multicall3: every getAttestation is its own eth_call, issued together so that a client created with
+ * `jsonRpcBatch` sends them as one JSON-RPC batch per HTTP request.
+ */
+async function readEach(
+  client: ChainClient,
+  eas: Address,
+  uids: Hex[],
+  blockNumber: bigint | undefined,
+  into: Map<string, OnchainAttestation | null>,
+): Promise<void> {
+  const results = await Promise.all(
+    uids.map((uid) =>
+      client.call({
+        to: eas,
+        data: encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
+        ...(blockNumber !== undefined ? { blockNumber } : {}),
+      }),
+    ),
+  );
+  results.forEach(({ data }, i) => {
+    if (!data) throw new Error(`getAttestation(${uids[i]}) returned no data`);
+    const a = decodeAttestation(data);
+    into.set(uids[i]!.toLowerCase(), a.uid === ZERO_UID ? null : a);
   });
 }

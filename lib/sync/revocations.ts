@@ -85,7 +85,12 @@ export async function reconcileRevocations(deps: {
         client,
         chain.eas,
         page.map((r) => r.uid as Hex),
-        { batchSize: options.readBatchSize, concurrency: options.readConcurrency, blockNumber },
+        {
+          batchSize: options.readBatchSize,
+          concurrency: options.readConcurrency,
+          blockNumber,
+          multicall: chain.multicall3,
+        },
       );
       result.checked += page.length;
       for (const { uid } of page) {
