@@ -1,3 +1,4 @@
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import type { Hex } from "viem";
 import type { Db } from "../../db/client.js";
 import type { NewLocationProofRow } from "../../db/schema.js";
@@ -322,6 +323,11 @@ export type ChainSync = ReturnType<typeof createChainSync>;
 /** One line for the run history and the response: the error's name, short message and the RPC detail, if any. */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  // Drizzle wraps a driver error in one whose message is the failed SQL and its parameters: report the driver's own
+  // message (the cause) instead, so no SQL reaches a status response or the run history.
+  if (error instanceof DrizzleQueryError) {
+    return error.cause instanceof Error ? describeError(error.cause) : "DatabaseError: query failed";
+  }
   const e = error as Error & { shortMessage?: string; details?: string };
   const detail = e.details && !(e.shortMessage ?? "").includes(e.details) ? ` (${e.details})` : "";
   return `${e.name}: ${(e.shortMessage ?? e.message).split("\n")[0]}${detail}`.slice(0, 1000);
