@@ -93,6 +93,26 @@ export const locationProofs = pgTable(
   ],
 );
 
+/**
+ * Exact row counts of location_proofs per (chain, revoked, has bounds, has a point), kept by statement-level triggers
+ * in the same transaction as every insert, update and delete (migration 0003). They answer the counts of the
+ * commonest lists — no filter, a chain, revoked or not, with coordinates, a bbox covering the world — without
+ * visiting every matching row (an exact COUNT over a million proofs costs ~100 ms).
+ */
+export const proofCounts = pgTable(
+  "proof_counts",
+  {
+    chain: text("chain").notNull(),
+    revoked: boolean("revoked").notNull(),
+    /** min_lon is not null: the proof has a bbox (what a world bbox matches) */
+    hasBounds: boolean("has_bounds").notNull(),
+    /** longitude is not null: the proof has a representative point (filter=hasCoordinates) */
+    hasPoint: boolean("has_point").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ name: "proof_counts_pkey", columns: [t.chain, t.revoked, t.hasBounds, t.hasPoint] })],
+);
+
 export type LocationProofRow = typeof locationProofs.$inferSelect;
 export type NewLocationProofRow = typeof locationProofs.$inferInsert;
 

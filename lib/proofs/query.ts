@@ -4,6 +4,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "./filter.js";
 import { orderBy, type SortSpec } from "./sort.js";
+import { countFromTotals } from "./totals.js";
 
 export type Page = { limit: number; offset: number; sort?: SortSpec[] };
 
@@ -54,6 +55,8 @@ export function createCountCache(maxEntries = 500) {
   }
 
   return async function cachedCount(db: Db, filter: ProofFilter): Promise<number> {
+    const total = await countFromTotals(db, filter);
+    if (total !== undefined) return total;
     const where = whereClause(filter);
     const compiled = where ? dialect.sqlToQuery(where) : { sql: "", params: [] };
     const key = `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
