@@ -26,6 +26,17 @@ const optionalNonEmpty = v.optional(
   ),
 );
 
+/** An optional string that, when set and not empty, must match `pattern`. */
+const optionalMatching = (pattern: RegExp, message: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.trim(),
+      v.transform((s) => (s === "" ? undefined : s)),
+      v.union([v.undefined(), v.pipe(v.string(), v.regex(pattern, message))]),
+    ),
+  );
+
 const url = (name: string) =>
   v.optional(
     v.pipe(
@@ -39,19 +50,9 @@ const url = (name: string) =>
 const EnvSchema = v.object({
   PORT: v.optional(intFrom("PORT", 0, 65535), "3000"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "DATA_DIR must not be empty")), ".data"),
-  DATABASE_URL: v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.transform((s) => (s === "" ? undefined : s)),
-      v.union([
-        v.undefined(),
-        v.pipe(
-          v.string(),
-          v.regex(/^postgres(ql)?:\/\//, "DATABASE_URL must start with postgres:// or postgresql://"),
-        ),
-      ]),
-    ),
+  DATABASE_URL: optionalMatching(
+    /^postgres(ql)?:\/\//,
+    "DATABASE_URL must start with postgres:// or postgresql://",
   ),
   DATABASE_DRIVER: v.optional(v.picklist(["pg", "neon"], "DATABASE_DRIVER must be pg or neon")),
   PUBLIC_BASE_URL: url("PUBLIC_BASE_URL"),
@@ -73,17 +74,7 @@ const EnvSchema = v.object({
   DEVNET_PORT: v.optional(intFrom("DEVNET_PORT", 1, 65535), "8545"),
   SYNC_TIME_BUDGET_MS: v.optional(intFrom("SYNC_TIME_BUDGET_MS", 1000, 3_600_000), "20000"),
   SYNC_BLOCK_BUDGET: v.optional(intFrom("SYNC_BLOCK_BUDGET", 1, 1_000_000_000), "5000000"),
-  REDIS_URL: v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.transform((s) => (s === "" ? undefined : s)),
-      v.union([
-        v.undefined(),
-        v.pipe(v.string(), v.regex(/^rediss?:\/\//, "REDIS_URL must start with redis://")),
-      ]),
-    ),
-  ),
+  REDIS_URL: optionalMatching(/^rediss?:\/\//, "REDIS_URL must start with redis://"),
   UPSTASH_REDIS_REST_URL: url("UPSTASH_REDIS_REST_URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalNonEmpty,
   VERCEL: optionalNonEmpty,

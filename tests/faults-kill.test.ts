@@ -13,10 +13,11 @@ import { attest, revoke } from "../lib/devnet/eas.js";
 import type { Devnet } from "../lib/devnet/index.js";
 import { encodeLocationProof } from "../lib/devnet/location-data.js";
 import { seedDevnet } from "../lib/devnet/seed.js";
+import { mulberry32 } from "../lib/local/sample-proofs.js";
 import { createSyncService } from "../lib/sync/service.js";
 import { blockNumber, mine, startTestDevnet } from "./helpers/anvil.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
-import { type FaultProxy, mulberry32, startFaultProxy } from "./helpers/rpc-fault-proxy.js";
+import { type FaultProxy, startFaultProxy } from "./helpers/rpc-fault-proxy.js";
 
 /**
  * A sync worker killed (SIGKILL: no cleanup, no finally, a transaction possibly open) at random points, 20 times,
