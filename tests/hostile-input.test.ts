@@ -436,7 +436,8 @@ describe("hostile input", () => {
           }
         }
       }),
-      { numRuns: RUNS, seed: Number(process.env.HOSTILE_SEED ?? Date.now() % 2 ** 31), endOnFailure: false },
+      // A fixed seed keeps CI deterministic; HOSTILE_SEED explores others (a failure prints its seed to replay).
+      { numRuns: RUNS, seed: Number(process.env.HOSTILE_SEED ?? 20261122), endOnFailure: false },
     );
 
     const after = await checksum(app);

@@ -55,16 +55,12 @@ export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy>
         .end(JSON.stringify(Array.isArray(parsed) ? out : out[0]));
       return;
     }
-    const upstream = await fetch(proxy.options.target, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-    }).catch(() => undefined);
+    const upstream = await forward(proxy.options.target, body);
     if (!upstream) {
       res.writeHead(502).end();
       return;
     }
-    res.writeHead(upstream.status, { "content-type": "application/json" }).end(await upstream.text());
+    res.writeHead(upstream.status, { "content-type": "application/json" }).end(upstream.text);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -95,7 +91,24 @@ function refusal(proxy: RpcProxy, call: RpcCall): { code: number; message: strin
   };
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** Posts a JSON-RPC body to the node; undefined when the node cannot be reached. */
+export async function forward(
+  target: string,
+  body: string,
+): Promise<{ status: number; text: string } | undefined> {
+  try {
+    const res = await fetch(target, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return { status: res.status, text: await res.text() };
+  } catch {
+    return undefined;
+  }
+}
+
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));

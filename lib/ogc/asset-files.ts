@@ -31,7 +31,8 @@ const cache = new Map<string, Promise<string>>();
 
 export async function assetResponse(file: string): Promise<Response> {
   const asset = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-  if (!asset) throw notFound(`No asset ${file}`);
+  // The requested name is not echoed: it is attacker-chosen text.
+  if (!asset) throw notFound(`No such asset. Available: ${Object.keys(ASSETS).join(", ")}`);
   let body = cache.get(file);
   if (!body) {
     body = asset.load();

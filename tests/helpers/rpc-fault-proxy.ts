@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { forward, readBody } from "../../lib/devnet/rpc-proxy.js";
 import { mulberry32 } from "../../lib/local/sample-proofs.js";
 
 /**
@@ -109,16 +110,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         req.socket.destroy();
         return;
     }
-    const upstream = await fetch(options.target, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-    }).catch(() => undefined);
+    const upstream = await forward(options.target, body);
     if (!upstream) {
       res.writeHead(502).end();
       return;
     }
-    const text = await upstream.text();
+    const text = upstream.text;
     if (fault === "truncated-json") {
       // A complete HTTP response whose body stops halfway: the client sees invalid JSON.
       res
@@ -155,13 +152,4 @@ function requestIds(body: string): unknown {
   } catch {
     return null;
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
