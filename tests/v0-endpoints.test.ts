@@ -64,6 +64,8 @@ describe("GET /api/v0/location-proofs/stats", () => {
       active: rows.length - revoked,
       with_coordinates: rows.filter((r) => r.longitude != null).length,
       last_24h: rows.filter((r) => r.eventTimestamp!.getTime() >= day).length,
+      last_7d: rows.filter((r) => r.eventTimestamp!.getTime() >= NOW.getTime() - 7 * 86_400_000).length,
+      last_30d: rows.filter((r) => r.eventTimestamp!.getTime() >= NOW.getTime() - 30 * 86_400_000).length,
     });
     const chains = [...new Set(rows.map((r) => r.chain))].sort();
     expect(Object.keys(res.body.by_chain)).toEqual(chains);
