@@ -6,8 +6,8 @@ import { MAP_JS, OGC_CSS } from "./html/assets.js";
 
 /**
  * The files the HTML pages load, all from our own origin (no CDN): Leaflet from its npm package, read at run time
- * (vercel.json ships node_modules/leaflet/dist with this function through `includeFiles`, under the key
- * "api/ogc/assets/*.ts": brackets in a key would be a glob character class), and our own CSS and map script.
+ * (vercel.json ships leaflet.js and leaflet.css through `includeFiles`, under the single functions key for all of
+ * api/ so that no two function globs overlap; the two files are ~160 KB), and our own CSS and map script.
  * A fixed allow-list: the file name never reaches the file system.
  */
 const require = createRequire(import.meta.url);
