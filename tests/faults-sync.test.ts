@@ -1,10 +1,8 @@
 import { sql } from "drizzle-orm";
-import { createPublicClient, type Hex, http } from "viem";
+import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../db/client.js";
 import { createChainClient } from "../lib/chains/client.js";
-import { attestedEvent, revokedEvent } from "../lib/chains/eas-abi.js";
-import { LOCATION_SCHEMA_UID } from "../lib/chains/schema.js";
 import { type Config, loadConfig } from "../lib/config.js";
 import { attest, DEVNET_ACCOUNTS, revoke } from "../lib/devnet/eas.js";
 import type { Devnet } from "../lib/devnet/index.js";
@@ -13,6 +11,7 @@ import { seedDevnet } from "../lib/devnet/seed.js";
 import { createSyncService } from "../lib/sync/service.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "./helpers/anvil.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
+import { chainTruth, dbState, expectTruthUpToCursor } from "./helpers/chain-truth.js";
 import { type FaultProxy, startFaultProxy } from "./helpers/rpc-fault-proxy.js";
 
 /**
@@ -27,29 +26,8 @@ import { type FaultProxy, startFaultProxy } from "./helpers/rpc-fault-proxy.js";
  * that raises inside the engine's own transaction.
  */
 let devnet: Devnet;
-const seed = Number(process.env.FAULT_SEED ?? Date.now() % 100_000);
-
-/** What the chain says, read straight from anvil (not through the proxy, nor with the engine's code). */
-type Truth = Map<string, { attested: number; revoked: number | null }>;
-
-async function chainTruth(rpcUrl: string, eas: Hex): Promise<Truth> {
-  const client = createPublicClient({ transport: http(rpcUrl) });
-  const logs = await client.getLogs({
-    address: eas,
-    events: [attestedEvent, revokedEvent],
-    fromBlock: 0n,
-    toBlock: "latest",
-  });
-  const truth: Truth = new Map();
-  for (const log of logs) {
-    if (log.args.schemaUID !== LOCATION_SCHEMA_UID) continue;
-    const uid = log.args.uid!.toLowerCase();
-    const block = Number(log.blockNumber);
-    if (log.eventName === "Attested") truth.set(uid, { attested: block, revoked: null });
-    else truth.get(uid)!.revoked = block;
-  }
-  return truth;
-}
+// A fixed seed keeps CI deterministic; FAULT_SEED explores others (a failure prints its seed to replay).
+const seed = Number(process.env.FAULT_SEED ?? 20261122);
 
 /** uids written by the suite's own account (EAS lets only the attester revoke), not yet revoked. */
 const revocable: Hex[] = [];
@@ -77,45 +55,6 @@ async function writeChain(d: Devnet): Promise<void> {
       uids.filter((_, i) => i % 7 === r),
     );
   await mine(d.rpcUrl, 3);
-}
-
-type DbState = { cursor: number | null; rows: Map<string, boolean> };
-
-async function dbState(app: TestApp): Promise<DbState> {
-  const [state] = await queryRows<{ cursor: string | null }>(
-    app.db,
-    sql`select cursor_block::text as cursor from sync_state where chain_id = 31337`,
-  );
-  const rows = await queryRows<{ uid: string; revoked: boolean }>(
-    app.db,
-    sql`select lower(uid) as uid, revoked from location_proofs where chain_id = 31337`,
-  );
-  return {
-    cursor: state?.cursor == null ? null : Number(state.cursor),
-    rows: new Map(rows.map((r) => [r.uid, r.revoked])),
-  };
-}
-
-/**
- * The invariant after any run, failed or not: the rows are exactly the attestations in blocks ≤ cursor (nothing
- * missing, nothing extra), revoked exactly when revoked in a block ≤ cursor.
- */
-function expectTruthUpToCursor(state: DbState, truth: Truth, context: string): void {
-  const cursor = state.cursor ?? -1;
-  const expected = new Map<string, boolean>();
-  for (const [uid, t] of truth) {
-    if (t.attested <= cursor) expected.set(uid, t.revoked !== null && t.revoked <= cursor);
-  }
-  const extra = [...state.rows.keys()].filter((uid) => !expected.has(uid));
-  const missing = [...expected.keys()].filter((uid) => !state.rows.has(uid));
-  const wrongFlag = [...expected].filter(
-    ([uid, revoked]) => state.rows.has(uid) && state.rows.get(uid) !== revoked,
-  );
-  expect({ extra, missing, wrongFlag }, `${context} (cursor ${state.cursor})`).toEqual({
-    extra: [],
-    missing: [],
-    wrongFlag: [],
-  });
 }
 
 const devnetConfig = (rpcUrl: string): Config =>
@@ -174,7 +113,7 @@ describe("30% faulty RPC responses", () => {
       const report = await service.sync("cron", ["devnet"]);
       const chain = report.chains[0]!;
       statuses[chain.status] = (statuses[chain.status] ?? 0) + 1;
-      const state = await dbState(app);
+      const state = await dbState(app.db);
       expectTruthUpToCursor(state, truth, `after run ${runs} (${chain.status}: ${chain.error ?? ""})`);
       // The chain keeps moving during the first runs: new attestations, and revocations of indexed ones.
       if (runs <= 6) {
@@ -200,7 +139,7 @@ describe("30% faulty RPC responses", () => {
       converged = chain.status === "ok" && state.cursor === confirmedHead;
     }
     expect(converged, `converged within ${runs} runs`).toBe(true);
-    const final = await dbState(app);
+    const final = await dbState(app.db);
     expect(final.rows.size).toBe(truth.size);
     expectTruthUpToCursor(final, truth, "final");
     const revokedCount = [...truth.values()].filter((t) => t.revoked !== null).length;
@@ -269,7 +208,7 @@ describe("database errors mid-transaction", () => {
     // The database's own message is reported, never the SQL of the failed query.
     expect(report.chains[0]!.error).toMatch(/injected database fault/);
     expect(report.chains[0]!.error).not.toMatch(/Failed query|insert into/i);
-    expect((await dbState(app)).cursor).toBeNull();
+    expect((await dbState(app.db)).cursor).toBeNull();
     expect(await checksum()).toBe(before);
 
     // Half the commits fail: each run moves the cursor only over what it committed, and never past a failure.
@@ -277,10 +216,10 @@ describe("database errors mid-transaction", () => {
     let dbFaultRuns = 1;
     let progressed = 0;
     for (let i = 0; i < 12; i++) {
-      const cursorBefore = (await dbState(app)).cursor;
+      const cursorBefore = (await dbState(app.db)).cursor;
       const sumBefore = await checksum();
       report = await service.sync("cron", ["devnet"]);
-      const state = await dbState(app);
+      const state = await dbState(app.db);
       expectTruthUpToCursor(state, truth, `run with 50% database faults (${report.chains[0]!.status})`);
       if (report.chains[0]!.status === "error") {
         dbFaultRuns++;
@@ -310,9 +249,9 @@ describe("database errors mid-transaction", () => {
     await app.db.execute(sql.raw("drop trigger lpqs_fault on sync_blocks"));
     for (let i = 0; i < 5; i++) {
       report = await service.sync("cron", ["devnet"]);
-      if (report.chains[0]!.status === "ok" && (await dbState(app)).cursor === confirmedHead) break;
+      if (report.chains[0]!.status === "ok" && (await dbState(app.db)).cursor === confirmedHead) break;
     }
-    const final = await dbState(app);
+    const final = await dbState(app.db);
     expect(final.cursor).toBe(confirmedHead);
     expect(final.rows.size).toBe([...truth.values()].filter((t) => t.attested <= confirmedHead).length);
     expectTruthUpToCursor(final, truth, "healed");
