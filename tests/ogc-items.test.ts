@@ -319,6 +319,13 @@ describe("items: links carry every other parameter", () => {
       `${TEST_BASE}${ITEMS}?filter=chain%20%3D%20%27base%27&bbox=-180%2C-90%2C180%2C90&datetime=2025-01-01T00%3A00%3A00Z%2F..&limit=2&offset=2`,
     );
   });
+
+  it("and through the local router too, which passes the query string on untouched as the platform does", async () => {
+    const raw = "bbox=-180,-90,180,90&limit=2";
+    const res = await app.get(`${ITEMS}?${raw}`);
+    const next = res.body.links.find((l: { rel: string }) => l.rel === "next").href as string;
+    expect(next).toBe(`${TEST_BASE}${ITEMS}?bbox=-180,-90,180,90&limit=2&offset=2`);
+  });
 });
 
 describe("items: sortby", () => {

@@ -44,7 +44,7 @@ export function createRouter(root: string): Router {
       const mod = await load(resolved.route.file);
       const target = new URL(url);
       target.pathname = resolved.pathname;
-      target.search = resolved.search.toString();
+      target.search = resolved.search;
       const forwarded = new Request(target, request);
       return await invoke(mod, forwarded);
     } catch (error) {
@@ -57,18 +57,17 @@ export function createRouter(root: string): Router {
     // Repeated slashes are one separator, a trailing slash is dropped (`//api//v0/x/` is `/api/v0/x`).
     const collapsed = url.pathname.replace(/\/{2,}/g, "/");
     const pathname = collapsed.length > 1 ? collapsed.replace(/\/+$/, "") : collapsed;
+    const query = url.search.slice(1);
     const direct = matchFile(routes, pathname);
-    if (direct) return withParams(direct, pathname, new URLSearchParams(url.search));
+    if (direct) return withParams(direct, pathname, query);
     for (const rewrite of rewrites) {
       const m = rewrite.src.exec(pathname);
       if (!m) continue;
       const dest = rewrite.dest.replace(/\$(\d+)/g, (_, i: string) => encodeURIComponent(m[Number(i)] ?? ""));
       const [destPath = "/", destQuery = ""] = dest.split("?");
-      const search = new URLSearchParams(destQuery);
-      // Vercel keeps the original query string on a rewrite, after the destination's own parameters.
-      for (const [k, v] of url.searchParams) search.append(k, v);
       const hit = matchFile(routes, destPath);
-      if (hit) return withParams(hit, destPath, search);
+      // Vercel keeps the original query string on a rewrite, after the destination's own parameters.
+      if (hit) return withParams(hit, destPath, [destQuery, query].filter(Boolean).join("&"));
     }
     return undefined;
   }
@@ -76,14 +75,21 @@ export function createRouter(root: string): Router {
   return { handle, routes };
 }
 
-/** Dynamic segments reach the function as query parameters, as on Vercel. */
+/**
+ * Dynamic segments reach the function as query parameters, as on Vercel. The client's query string is passed on
+ * byte for byte (as the platform does), not re-serialised, so percent-encodings arrive as they were sent.
+ */
 function withParams(
   hit: { route: FileRoute; params: Record<string, string> },
   pathname: string,
-  search: URLSearchParams,
+  query: string,
 ) {
-  for (const [k, v] of Object.entries(hit.params)) if (!search.has(k)) search.set(k, v);
-  return { route: hit.route, pathname, search };
+  const present = new URLSearchParams(query);
+  const extra = Object.entries(hit.params)
+    .filter(([k]) => !present.has(k))
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+  const search = [query, ...extra].filter(Boolean).join("&");
+  return { route: hit.route, pathname, search: search ? `?${search}` : "" };
 }
 
 async function invoke(mod: Module, request: Request): Promise<Response> {
