@@ -137,6 +137,10 @@ describe("without CRON_SECRET", () => {
     for (const headers of strangers) {
       await expectRefused(await call(headers), 401);
     }
+    // Loopback, but relayed by a proxy on this machine (proxy headers present): not a local caller.
+    for (const header of ["x-forwarded-for", "forwarded", "x-forwarded-host", "via"]) {
+      await expectRefused(await call({ "x-real-ip": "127.0.0.1", [header]: "203.0.113.9" }), 401);
+    }
     // No trusted address at all: an unknown caller, told what to do.
     const body = await expectRefused(await call(), 401);
     expect(body.message).toMatch(/CRON_SECRET/);
@@ -167,9 +171,14 @@ describe("without CRON_SECRET", () => {
       expect(statuses).toEqual([200, 200, 429]);
       for (const path of restrictedPaths().filter((p) => p.endsWith("/status"))) {
         configure({});
-        const res = await fetch(`${url}${path}`, { headers: forged });
+        const res = await fetch(`${url}${path}`, { headers: { "x-real-ip": forged["x-real-ip"] } });
         expect([401, 503], path).not.toContain(res.status);
         await res.arrayBuffer();
+        // The same loopback socket carrying proxy headers is someone else's request relayed by a proxy or tunnel
+        // on this machine: without CRON_SECRET it is refused.
+        const relayed = await fetch(`${url}${path}`, { headers: forged });
+        expect(relayed.status, path).toBe(401);
+        await relayed.arrayBuffer();
       }
     } finally {
       server.close();

@@ -9,7 +9,9 @@ import { ApiError } from "./errors.js";
  * - CRON_SECRET set: the bearer token must equal it (constant-time comparison); else 401.
  * - no CRON_SECRET on Vercel (production): 503 — fail closed, never open to the internet by omission.
  * - no CRON_SECRET locally: callers on this machine only (trusted `x-real-ip` in 127.0.0.0/8 or ::1, which the dev
- *   server sets from the socket); a request with no trusted address is an unknown caller and is refused.
+ *   server sets from the socket); a request with no trusted address is an unknown caller and is refused. A request
+ *   that carries proxy headers came through a proxy or tunnel on this machine (nginx, ngrok, …) on behalf of someone
+ *   else, so its loopback address proves nothing: it is refused too.
  */
 export function authorizeRestricted(request: Request, config: Config = getConfig()): void {
   const secret = config.cronSecret;
@@ -21,7 +23,7 @@ export function authorizeRestricted(request: Request, config: Config = getConfig
         "This endpoint is disabled: CRON_SECRET is not configured on this deployment.",
       );
     }
-    if (isLoopback(trustedClientIp(request, { onVercel: false }))) return;
+    if (isLoopback(trustedClientIp(request, { onVercel: false })) && !viaProxy(request)) return;
     throw unauthorized(
       "This endpoint is restricted. Set CRON_SECRET and send 'Authorization: Bearer <CRON_SECRET>' " +
         "(without CRON_SECRET, only callers on this machine are accepted).",
@@ -33,6 +35,9 @@ export function authorizeRestricted(request: Request, config: Config = getConfig
   }
   if (!secretsEqual(token, secret)) throw unauthorized("The bearer token is not valid for this endpoint.");
 }
+
+const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "via"];
+const viaProxy = (request: Request): boolean => PROXY_HEADERS.some((h) => request.headers.has(h));
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, RFC 9110), or undefined. */
 export function bearerToken(header: string | null): string | undefined {
