@@ -194,6 +194,13 @@ describe("CQL2 text: errors and hostile input are 400s, never SQL", () => {
     "chain IN ()",
     "chain = 'a' AND AND chain = 'b'",
     "chain = \u0000",
+    "constructor = 'a'",
+    "toString IS NULL",
+    "__proto__ = 'a'",
+    "hasOwnProperty BETWEEN 1 AND 2",
+    "valueOf IN ('a')",
+    "T_AFTER(constructor, TIMESTAMP('2025-01-01T00:00:00Z'))",
+    "chain = constructor",
   ];
   it.each(bad)("rejects %s", async (filter) => {
     const res = await app.get(`${ITEMS}?filter=${encodeURIComponent(filter)}`);

@@ -80,12 +80,12 @@ export function compileCql2(expr: Expr): SQL {
 const name = (s: Scalar | Temporal | Geometry): string => (s.kind === "property" ? s.name : s.kind);
 
 function lookup(property: string): Queryable {
-  const q = QUERYABLES[property];
-  if (!q)
+  // Own keys only: a plain lookup would reach Object.prototype (`constructor`, `toString`, `__proto__`).
+  if (!Object.hasOwn(QUERYABLES, property))
     fail(
       `unknown property '${property}'. Queryables: ${[GEOMETRY_QUERYABLE, ...Object.keys(QUERYABLES)].join(", ")}`,
     );
-  return q!;
+  return QUERYABLES[property]!;
 }
 
 function queryable(s: Scalar, op: string): Queryable {
