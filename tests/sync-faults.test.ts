@@ -149,6 +149,35 @@ describe("restart mid-range", () => {
     expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
   });
 
+  it("continues from the cursor as it stands when the lease is taken, not as first read (no skipped blocks)", async () => {
+    await reset();
+    expect((await engine(devnet.rpcUrl).run("manual")).status).toBe("ok");
+    const [mid] = await queryRows<{ b: number }>(
+      app.db,
+      sql`select block_number::int as b from location_proofs order by block_number offset 25 limit 1`,
+    );
+    const rewoundTo = mid!.b;
+    let gone = 0;
+    // Between this run's state read and its lease, another writer rewinds (a reorg) and releases.
+    const result = await engine(devnet.rpcUrl, {
+      beforeLease: async () => {
+        const [d] = await queryRows<{ n: number }>(
+          app.db,
+          sql`with d as (delete from location_proofs where block_number > ${rewoundTo} returning 1)
+              select count(*)::int as n from d`,
+        );
+        gone = d!.n;
+        await app.db.execute(sql`delete from sync_blocks where block_number > ${rewoundTo}`);
+        await app.db.execute(
+          sql`update sync_state set cursor_block = ${rewoundTo}, cursor_block_time = null`,
+        );
+      },
+    }).run("manual");
+    expect(gone).toBeGreaterThan(0);
+    expect(result).toMatchObject({ status: "ok", fromBlock: rewoundTo + 1, attestations: gone });
+    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+  });
+
   it("the block budget bounds one invocation", async () => {
     await reset();
     const first = await engine(devnet.rpcUrl, {}, { blockBudget: 3 }).run("manual");

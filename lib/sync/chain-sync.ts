@@ -54,6 +54,8 @@ export type ChainSyncDeps = {
   requests?: () => number;
   /** called after each committed batch (progress lines; tests use it to "kill" a run between batches) */
   afterCommit?: (progress: { cursor: number; attestations: number }) => void | Promise<void>;
+  /** called after the state is first read and before the lease is taken (tests use it to interleave another writer) */
+  beforeLease?: () => void | Promise<void>;
 };
 
 /**
@@ -97,19 +99,26 @@ export function createChainSync(deps: ChainSyncDeps) {
       if (state.paused && trigger === "cron") {
         outcome.status = "skipped";
         reason = "paused";
-      } else if (!(await acquireLease(db, chain.chainId, owner, options.leaseMs))) {
-        outcome.status = "skipped";
-        const current = await ensureState(db, chain);
-        reason = `lease held by ${current.leaseOwner} until ${current.leaseExpiresAt?.toISOString()}`;
       } else {
-        leased = true;
-        head = Number(await client.getBlockNumber({ cacheTime: 0 }));
-        confirmedHead = head - chain.confirmations;
-        await recordHead(db, chain.chainId, head);
-        cursor = await handleReorg(cursor, outcome);
-        const done = await indexRanges(cursor, confirmedHead, outcome, started);
-        cursor = done.cursor;
-        if (!done.complete) outcome.status = "partial";
+        await deps.beforeLease?.();
+        // The cursor and range size come from the row as the lease was taken: another writer may have committed or
+        // rewound (and released) since `state` was read, and continuing from the older cursor would skip blocks.
+        const leasedState = await acquireLease(db, chain.chainId, owner, options.leaseMs);
+        if (!leasedState) {
+          outcome.status = "skipped";
+          const current = await ensureState(db, chain);
+          reason = `lease held by ${current.leaseOwner} until ${current.leaseExpiresAt?.toISOString()}`;
+        } else {
+          leased = true;
+          cursor = leasedState.cursorBlock;
+          head = Number(await client.getBlockNumber({ cacheTime: 0 }));
+          confirmedHead = head - chain.confirmations;
+          await recordHead(db, chain.chainId, head);
+          cursor = await handleReorg(cursor, outcome);
+          const done = await indexRanges(cursor, leasedState.rangeSize, confirmedHead, outcome, started);
+          cursor = done.cursor;
+          if (!done.complete) outcome.status = "partial";
+        }
       }
     } catch (error) {
       outcome.status = "error";
@@ -176,14 +185,14 @@ export function createChainSync(deps: ChainSyncDeps) {
 
   async function indexRanges(
     cursor: number | null,
+    storedRangeSize: number | null,
     confirmedHead: number,
     outcome: RunOutcome,
     started: number,
   ): Promise<{ cursor: number | null; complete: boolean }> {
     let from = cursor === null ? chain.startBlock : cursor + 1;
     const target = Math.min(confirmedHead, from + options.blockBudget - 1);
-    const state = await ensureState(db, chain);
-    let rangeSize = Math.max(1, Math.min(state.rangeSize ?? options.initialRange, options.maxRange));
+    let rangeSize = Math.max(1, Math.min(storedRangeSize ?? options.initialRange, options.maxRange));
     while (from <= target) {
       if (performance.now() - started > options.timeBudgetMs) return { cursor, complete: false };
       const logs = await getEasLogs(client, {
