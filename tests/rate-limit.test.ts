@@ -98,6 +98,8 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
     expect(refused.headers.get("access-control-expose-headers")).toContain("Retry-After");
     const body = await refused.json();
+    // The message and the header come from one computation, so they always agree.
+    expect(body.message).toContain(`Retry after ${retryAfter} seconds`);
     expect(body).toMatchObject({ error: "Too Many Requests", code: "TooManyRequests" });
     expect(body.message).toMatch(/too many requests/i);
 

@@ -172,6 +172,10 @@ describe("routing, errors and HTTP semantics", () => {
     });
     expect(other.status).toBe(200);
   });
+  it("cached responses vary on the forwarded headers their links are built from", async () => {
+    const res = await app.request("/api/v0/location-proofs?limit=1");
+    expect(res.headers.get("vary")).toBe("Accept, X-Forwarded-Host, X-Forwarded-Proto");
+  });
   it("errors are not cached", async () => {
     const res = await app.request("/api/v0/location-proofs?limit=0");
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -188,5 +192,14 @@ describe("routing, errors and HTTP semantics", () => {
     const res = await app.request("/api/v0/config", { method: "HEAD" });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("");
+  });
+});
+
+describe("routeParam outside the router (a host that does not pass segments as query parameters)", () => {
+  it("is a 400 naming the parameter for a segment with broken percent-encoding", async () => {
+    const { GET } = await import("../api/v0/location-proofs/[uid].js");
+    const res = await GET(new Request(`${TEST_BASE}/api/v0/location-proofs/%E0%A4%A`));
+    expect(res.status).toBe(400);
+    expect((await res.json()).parameter).toBe("uid");
   });
 });

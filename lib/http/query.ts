@@ -42,5 +42,9 @@ export function routeParam(request: Request, name: string): string {
   if (fromQuery !== null) return fromQuery;
   const last = url.pathname.split("/").filter(Boolean).pop();
   if (last === undefined) throw new ApiError(400, "MissingParameter", `Missing path parameter '${name}'`);
-  return decodeURIComponent(last);
+  try {
+    return decodeURIComponent(last);
+  } catch {
+    throw badParameter(name, `Path parameter '${name}' is not valid percent-encoding`);
+  }
 }

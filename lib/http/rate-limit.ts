@@ -216,8 +216,10 @@ export function rateLimitHeaders(outcome: RateLimitOutcome, now = Date.now()): R
 }
 
 /** The 429 of the spec: "too many requests", with the headers that say when to come back. */
-export function tooManyRequests(outcome: Counted<"limited">): ApiError {
-  const headers = rateLimitHeaders(outcome);
+export function tooManyRequests(
+  outcome: Counted<"limited">,
+  headers: Record<string, string> = rateLimitHeaders(outcome),
+): ApiError {
   return new ApiError(
     429,
     "TooManyRequests",

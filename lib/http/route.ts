@@ -1,3 +1,4 @@
+import { getConfig } from "../config.js";
 import { log } from "../log.js";
 import { authorizeRestricted } from "./auth.js";
 import { CORS_HEADERS } from "./cors.js";
@@ -29,16 +30,20 @@ export function route(handler: Handler, options: RouteOptions): Handler {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
     let response: Response;
-    let limit: RateLimitOutcome = { state: "off" };
+    // The rate-limit headers are computed once, so a 429's message and its Retry-After always agree.
+    let limitHeaders: Record<string, string> = {};
     try {
       if (options.access === "restricted") authorizeRestricted(request);
-      else limit = await getRateLimiter().check(request);
-      if (limit.state === "limited") throw tooManyRequests(limit);
+      else {
+        const limit: RateLimitOutcome = await getRateLimiter().check(request);
+        limitHeaders = rateLimitHeaders(limit);
+        if (limit.state === "limited") throw tooManyRequests(limit, limitHeaders);
+      }
       response = await handler(request);
     } catch (error) {
       response = errorResponse(error, request);
     }
-    response = finish(request, response, options, rateLimitHeaders(limit));
+    response = finish(request, response, options, limitHeaders);
     log("info", "request", {
       method: request.method,
       path: new URL(request.url).pathname,
@@ -69,7 +74,12 @@ function finish(
   if (!headers.has("cache-control"))
     headers.set("cache-control", cacheable ? PUBLIC_CACHE_CONTROL : "no-store");
   if (cacheable) {
-    headers.append("vary", "Accept");
+    // Absolute links follow the forwarded headers unless PUBLIC_BASE_URL is set (lib/http/links.ts): a cache must
+    // then key on them too, or one client's forged X-Forwarded-Host would be served to everyone.
+    headers.append(
+      "vary",
+      getConfig().publicBaseUrl ? "Accept" : "Accept, X-Forwarded-Host, X-Forwarded-Proto",
+    );
     const etag = headers.get("etag");
     if (etag && matchesEtag(request.headers.get("if-none-match"), etag)) {
       return new Response(null, { status: 304, headers });
