@@ -80,9 +80,6 @@ export function createMemoryStore(now: () => number = Date.now): ScriptStore & {
     async scriptLoad(script) {
       return load(script);
     },
-    async eval(script, keys, args) {
-      return run(scripts.get(load(script))!, keys, args);
-    },
     size: () => values.size,
   };
 }

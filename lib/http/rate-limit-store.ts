@@ -2,7 +2,7 @@
  * The part of the `@upstash/redis` client that `@upstash/ratelimit`'s single-region sliding window actually calls
  * (read in node_modules/@upstash/ratelimit/dist/index.js, 2.0.5): `evalsha(hash, keys, args)`, and on a NOSCRIPT
  * error `scriptLoad(script)` followed by `evalsha` again. Nothing else is reached unless analytics, the deny list
- * or multi-region mode are enabled, which this service does not use. `eval` is included for completeness.
+ * or multi-region mode are enabled, which this service does not use.
  *
  * Three stores implement it: Upstash's REST client itself (production), a TCP adapter over node-redis
  * (rate-limit-tcp.ts, for REDIS_URL), and an in-process emulation of the one script (rate-limit-memory.ts).
@@ -11,7 +11,6 @@
 export type ScriptStore = {
   evalsha(sha: string, keys: string[], args: unknown[]): Promise<unknown>;
   scriptLoad(script: string): Promise<string>;
-  eval(script: string, keys: string[], args: unknown[]): Promise<unknown>;
 };
 
 export type RateLimitBackend = {

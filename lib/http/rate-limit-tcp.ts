@@ -61,9 +61,6 @@ export function createTcpStore(
     async scriptLoad(script) {
       return String(await (await ready()).scriptLoad(script));
     },
-    async eval(script, keys, args) {
-      return (await ready()).eval(script, { keys, arguments: args.map(argString) });
-    },
     async close() {
       closed = true;
       if (client?.isOpen) client.destroy();

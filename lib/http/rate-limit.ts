@@ -102,7 +102,6 @@ function createUpstashStore(upstash: { url: string; token: string }): RateLimitB
   return {
     evalsha: async (sha, keys, args) => (await redis()).evalsha(sha, keys, args),
     scriptLoad: async (script) => (await redis()).scriptLoad(script),
-    eval: async (script, keys, args) => (await redis()).eval(script, keys, args),
   };
 }
 
