@@ -78,6 +78,17 @@ export function parseInstant(value: string): TimeInterval | undefined {
   return { start: at, end: at };
 }
 
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * An RFC 3339 date-time (seconds and an offset required, e.g. 2025-01-31T12:00:00Z), or undefined. Impossible
+ * dates (2021-02-30) are rejected, never rolled over as `new Date` would. CQL2's TIMESTAMP literals, INTERVAL ends
+ * and timestamp strings all use this one rule.
+ */
+export function rfc3339(value: string): Date | undefined {
+  return RFC3339.test(value) ? parseInstant(value)?.start : undefined;
+}
+
 /** An ISO 8601 timestamp parameter (fromTimestamp/toTimestamp): the start of what it names. */
 export const timestampParam = (name: string, side: "start" | "end") =>
   v.pipe(

@@ -201,6 +201,12 @@ describe("CQL2 text: errors and hostile input are 400s, never SQL", () => {
     "valueOf IN ('a')",
     "T_AFTER(constructor, TIMESTAMP('2025-01-01T00:00:00Z'))",
     "chain = constructor",
+    "event_timestamp = '2021-02-30T00:00:00Z'",
+    "event_timestamp = TIMESTAMP('2021-02-30T00:00:00Z')",
+    "T_INTERSECTS(event_timestamp, INTERVAL('2021-02-30T00:00:00Z', '..'))",
+    "T_INTERSECTS(event_timestamp, INTERVAL('2021-02-30', '..'))",
+    "event_timestamp IN ('2021-02-29T12:00:00Z')",
+    "event_timestamp BETWEEN '2021-01-01T00:00:00Z' AND '2021-04-31T00:00:00Z'",
   ];
   it.each(bad)("rejects %s", async (filter) => {
     const res = await app.get(`${ITEMS}?filter=${encodeURIComponent(filter)}`);
@@ -282,6 +288,43 @@ describe("CQL2 text: grammar", () => {
       kind: "s_intersects",
       args: [{ kind: "property" }, { kind: "point", lon: 1, lat: -2 }],
     });
+  });
+
+  it("reads a timestamp the same way in TIMESTAMP(), an INTERVAL end and a timestamp string", () => {
+    const forms: [string, boolean][] = [
+      ["2025-01-31T12:00:00Z", true],
+      ["2025-01-31t12:00:00z", true],
+      ["2025-01-31T12:00:00.123456Z", true],
+      ["2025-01-31T13:00:00+01:00", true],
+      ["2024-02-29T00:00:00Z", true],
+      ["2021-02-30T00:00:00Z", false],
+      ["2025-13-01T00:00:00Z", false],
+      ["2025-01-31T24:00:00Z", false],
+      ["2025-01-31T12:00Z", false],
+      ["2025-01-31T12:00:00", false],
+      ["2025-01-31 12:00:00Z", false],
+      ["2025-01-31T12:00:00+0100", false],
+    ];
+    const compiles = (filter: string) => {
+      try {
+        cql2Filter(filter);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const [value, valid] of forms) {
+      expect(compiles(`event_timestamp = TIMESTAMP('${value}')`), `TIMESTAMP ${value}`).toBe(valid);
+      expect(compiles(`T_AFTER(event_timestamp, INTERVAL('${value}', '..'))`), `INTERVAL ${value}`).toBe(
+        valid,
+      );
+      expect(compiles(`event_timestamp = '${value}'`), `string ${value}`).toBe(valid);
+    }
+    const sqlOf = (filter: string) => new PgDialect().sqlToQuery(cql2Filter(filter)).params;
+    expect(sqlOf("event_timestamp > TIMESTAMP('2025-01-31T13:00:00+01:00')")).toEqual([
+      "2025-01-31T12:00:00.000Z",
+    ]);
+    expect(sqlOf("event_timestamp > '2025-01-31T13:00:00+01:00'")).toEqual(["2025-01-31T12:00:00.000Z"]);
   });
 
   it("points to the position of a syntax error", () => {

@@ -1,5 +1,6 @@
 import { and, type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../../db/schema.js";
+import { rfc3339 } from "../../params.js";
 import { bboxCondition } from "../../proofs/filter.js";
 import { GEOMETRY_QUERYABLE, QUERYABLES, type Queryable } from "../queryables.js";
 import type {
@@ -153,13 +154,9 @@ function literalFor(q: Queryable, literal: Scalar, op: string): SQL {
 function asTemporal(literal: Scalar): TimestampLit | DateLit {
   if (literal.kind === "timestamp" || literal.kind === "date") return literal;
   if (literal.kind === "string") {
-    const at = new Date(literal.value);
-    if (
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(literal.value) &&
-      !Number.isNaN(at.getTime())
-    ) {
-      return { kind: "timestamp", value: at };
-    }
+    const instant = rfc3339(literal.value);
+    if (instant) return { kind: "timestamp", value: instant };
+    fail("a timestamp string must be a valid RFC 3339 date-time, e.g. '2025-01-31T12:00:00Z'");
   }
   return fail("expected a TIMESTAMP('…') or DATE('…') literal for a temporal property");
 }

@@ -1,4 +1,4 @@
-import { parseInstant } from "../../params.js";
+import { parseInstant, rfc3339 } from "../../params.js";
 import type {
   ComparisonOp,
   DateLit,
@@ -219,11 +219,10 @@ class Parser {
 
   private timestamp(): TimestampLit {
     const { value, at } = this.stringArgument("timestamp");
-    const m = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.exec(value);
-    const parsed = m ? parseInstant(value) : undefined;
-    if (!parsed?.start)
+    const instant = rfc3339(value);
+    if (!instant)
       throw new CqlSyntaxError(`invalid TIMESTAMP '${value}' (RFC 3339, e.g. 2025-01-31T12:00:00Z)`, at);
-    return { kind: "timestamp", value: parsed.start };
+    return { kind: "timestamp", value: instant };
   }
 
   private date(): DateLit {
@@ -366,9 +365,9 @@ class Parser {
       const day = parseInstant(value);
       if (day?.start)
         return { kind: "date", start: day.start, next: new Date(day.start.getTime() + 86_400_000) };
-    } else if (/^\d{4}-\d{2}-\d{2}T/i.test(value)) {
-      const at = parseInstant(value);
-      if (at?.start && /(Z|[+-]\d{2}:\d{2})$/i.test(value)) return { kind: "timestamp", value: at.start };
+    } else {
+      const instant = rfc3339(value);
+      if (instant) return { kind: "timestamp", value: instant };
     }
     throw new CqlSyntaxError(`invalid INTERVAL end '${value}'`, t.at);
   }
