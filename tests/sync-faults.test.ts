@@ -215,6 +215,44 @@ describe("providers that refuse large eth_getLogs ranges", () => {
     }
   });
 
+  it("a rate-limited eth_getLogs fails the run without shrinking the stored range", async () => {
+    await reset();
+    let limited = 0;
+    const proxy = await startRpcProxy({
+      target: devnet.rpcUrl,
+      intercept: (c) =>
+        c.method === "eth_getLogs" && ++limited === 1
+          ? { code: 429, message: "Too Many Requests" }
+          : undefined,
+    });
+    try {
+      await engine(proxy.url, {}, { blockBudget: 1 }).run("manual"); // creates the state row
+      await app.db.execute(sql`update sync_state set range_size = 64, cursor_block = null`);
+      await app.db.execute(sql`truncate location_proofs, sync_blocks`);
+      limited = 0;
+      const first = await engine(proxy.url, {}, { initialRange: 64 }).run("manual");
+      expect(first.status).toBe("error");
+      expect(first.error).toMatch(/too many requests|rate limit|429/i);
+      expect(limited).toBe(1); // no halving retries
+      const rangeSize = async () =>
+        (await queryRows<{ range_size: number }>(app.db, sql`select range_size from sync_state`))[0]!
+          .range_size;
+      expect(await rangeSize()).toBe(64);
+      proxy.options.intercept = (c) =>
+        c.method === "eth_getLogs"
+          ? { code: -32005, message: "daily request rate limit reached" }
+          : undefined;
+      expect((await engine(proxy.url, {}, { initialRange: 64 }).run("manual")).status).toBe("error");
+      expect(await rangeSize()).toBe(64);
+      proxy.options.intercept = undefined;
+      expect((await engine(proxy.url, {}, { initialRange: 64 }).run("manual")).status).toBe("ok");
+      expect(await rangeSize()).toBeGreaterThanOrEqual(64);
+      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("reads attestations in Multicall3 batches, never one request per attestation", async () => {
     await reset();
     const proxy = await startRpcProxy({ target: devnet.rpcUrl });

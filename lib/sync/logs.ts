@@ -38,6 +38,9 @@ type RawLog = {
 const RANGE_HINT =
   /range|too (many|large|big|wide)|exceed|limit|max(imum)? .*(blocks|results)|response size/i;
 
+/** A provider throttling us says nothing about the range: shrinking it would only slow every later run down. */
+const RATE_LIMIT = /rate.?limit|too many requests/i;
+
 /**
  * One eth_getLogs per range for both events (topic0 ∈ {Attested, Revoked}, topic3 = schema). When a provider refuses
  * the range, @ponder/utils' getLogsRetryHelper reads its message (Alchemy, Infura, QuickNode, …) and we retry the
@@ -64,7 +67,7 @@ export async function getEasLogs(
       })) as unknown as RawLog[];
       return { events: parseLogs(raw, args), toBlock, refused };
     } catch (error) {
-      if (attempt >= 12) throw error;
+      if (attempt >= 12 || isRateLimit(error)) throw error;
       const help = getLogsRetryHelper({
         params: [
           { address: args.eas, topics: filter.topics, fromBlock: filter.fromBlock, toBlock: filter.toBlock },
@@ -81,6 +84,19 @@ export async function getEasLogs(
       refused = true;
     }
   }
+}
+
+/** HTTP 429, JSON-RPC code 429, or a "rate limit" / "Too Many Requests" message, anywhere in the cause chain. */
+function isRateLimit(error: unknown): boolean {
+  for (
+    let e = error as { status?: unknown; code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    if (e.status === 429 || e.code === 429) return true;
+    e = e.cause as typeof e;
+  }
+  return RATE_LIMIT.test(errorText(error));
 }
 
 function errorText(error: unknown): string {
