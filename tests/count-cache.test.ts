@@ -1,7 +1,8 @@
+import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
-import { createCountCache } from "../lib/proofs/query.js";
+import { countProofs, createCountCache } from "../lib/proofs/query.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
 import { usingPostgres } from "./helpers/test-db.js";
 
@@ -54,4 +55,30 @@ describe("the exact-count cache", () => {
       }
     },
   );
+});
+
+describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL before 13)", () => {
+  it("still counts exactly, remembering nothing", async () => {
+    // PGlite is one session, so a session search_path that puts a failing public.pg_current_snapshot() before
+    // pg_catalog's reproduces a server that lacks the function.
+    await app.db.execute(sql`create function public.pg_current_snapshot() returns text language plpgsql as $$
+      begin raise exception 'function pg_current_snapshot() does not exist'; end $$`);
+    await app.db.execute(sql`set search_path to public, pg_catalog`);
+    try {
+      const count = createCountCache();
+      const before = await count(app.db, { chains: ["base"], prover: rows[0]!.prover });
+      expect(before).toBe(await countProofs(app.db, { chains: ["base"], prover: rows[0]!.prover }));
+      expect(
+        await count(app.db, { includeRevoked: true, bbox: { minLon: 0, minLat: 0, maxLon: 20, maxLat: 60 } }),
+      ).toBe(
+        await countProofs(app.db, {
+          includeRevoked: true,
+          bbox: { minLon: 0, minLat: 0, maxLon: 20, maxLat: 60 },
+        }),
+      );
+    } finally {
+      await app.db.execute(sql`reset search_path`);
+      await app.db.execute(sql`drop function public.pg_current_snapshot()`);
+    }
+  });
 });

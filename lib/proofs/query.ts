@@ -9,8 +9,8 @@ import { countFromTotals } from "./totals.js";
 export type Page = { limit: number; offset: number; sort?: SortSpec[] };
 
 /** How many proofs match the filter (the same WHERE clause as the page). */
-export async function countProofs(db: Db, filter: ProofFilter): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(p).where(whereClause(filter));
+export async function countProofs(db: Db, filter: ProofFilter, where = whereClause(filter)): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(p).where(where);
   return Number(row?.n ?? 0);
 }
 
@@ -54,10 +54,14 @@ export function createCountCache(maxEntries = 500) {
     }
   }
 
-  return async function cachedCount(db: Db, filter: ProofFilter): Promise<number> {
+  return async function cachedCount(
+    db: Db,
+    filter: ProofFilter,
+    where = whereClause(filter),
+  ): Promise<number> {
     const total = await countFromTotals(db, filter);
     if (total !== undefined) return total;
-    const where = whereClause(filter);
+    if (snapshotUnavailable) return countProofs(db, filter, where);
     const compiled = where ? dialect.sqlToQuery(where) : { sql: "", params: [] };
     const key = `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
     let entries = byDb.get(db);
@@ -67,11 +71,18 @@ export function createCountCache(maxEntries = 500) {
     }
     const hit = entries.get(key);
     if (hit && hit.snapshot === (await currentSnapshot(db))) return hit.n;
-    if (snapshotUnavailable) return countProofs(db, filter);
-    const [row] = await queryRows<{ n: string | number; snapshot: string }>(
-      db,
-      sql`select count(*) as n, pg_current_snapshot()::text as snapshot from ${p} ${where ? sql`where ${where}` : sql``}`,
-    );
+    let row: { n: string | number; snapshot: string } | undefined;
+    try {
+      [row] = await queryRows<{ n: string | number; snapshot: string }>(
+        db,
+        sql`select count(*) as n, pg_current_snapshot()::text as snapshot from ${p} ${where ? sql`where ${where}` : sql``}`,
+      );
+    } catch {
+      // PostgreSQL before 13 has no pg_current_snapshot(): count without remembering. A real database failure
+      // fails the plain count below just the same.
+      snapshotUnavailable = true;
+      return countProofs(db, filter, where);
+    }
     const n = Number(row?.n ?? 0);
     entries.delete(key);
     entries.set(key, { snapshot: row!.snapshot, n });
@@ -83,22 +94,23 @@ export function createCountCache(maxEntries = 500) {
 const exactCount = createCountCache();
 
 /**
- * A page and the exact number of matches, for the native list and the OGC items. The count runs first and decides the page's plan:
- * nothing to fetch when the offset is past the end; filter-then-sort when the matches are few; the order index
- * (newest first) when they are many, where it meets `limit` matches within a few index pages.
+ * A page and the exact number of matches, for the native list and the OGC items. The count runs first and decides
+ * the page's plan: nothing to fetch when the offset is past the end; filter-then-sort when the matches are few; the
+ * order index (newest first) when they are many, where it meets `limit` matches within a few index pages.
  */
 export async function pageAndCount(
   db: Db,
   filter: ProofFilter,
   page: Page,
 ): Promise<{ rows: LocationProofRow[]; total: number }> {
-  const total = await exactCount(db, filter);
+  const where = whereClause(filter);
+  const total = await exactCount(db, filter, where);
   if (total === 0 || page.offset >= total) return { rows: [], total };
-  const selective = total <= SMALL_RESULT && whereClause(filter) !== undefined;
+  const selective = total <= SMALL_RESULT && where !== undefined;
   const rows = await db
     .select()
     .from(p)
-    .where(whereClause(filter))
+    .where(where)
     .orderBy(...orderBy(page.sort, { avoidIndex: selective }))
     .limit(page.limit)
     .offset(page.offset);
