@@ -62,6 +62,21 @@ describe("items: the feature collection", () => {
     expect(next.type).toBe("application/geo+json");
   });
 
+  it("answers a repeated request with If-None-Match with 304, although timeStamp changes", async () => {
+    const path = `${ITEMS}?limit=3`;
+    const first = await app.request(path);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("etag")!;
+    expect(etag).toBeTruthy();
+    await first.text();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await app.request(path, { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    const other = await app.request(`${ITEMS}?limit=4`, { headers: { "if-none-match": etag } });
+    expect(other.status).toBe(200);
+    await other.text();
+  });
+
   it("orders newest first with uid as tiebreaker, and has prev only when offset > 0", async () => {
     const res = await app.get(`${ITEMS}?limit=5&offset=5`);
     const expected = [...rows]

@@ -58,7 +58,13 @@ export const queryablesResource = (request: Request, format: Format) =>
   );
 
 export const itemsResource = async (request: Request, q: ItemsQuery, format: Format) =>
-  ogcResponse(format, await getItems(request, q, format), (doc) => itemsHtml(doc, hrefFor(request)), GEOJSON);
+  ogcResponse(
+    format,
+    await getItems(request, q, format),
+    (doc) => itemsHtml(doc, hrefFor(request)),
+    GEOJSON,
+    ["timeStamp"],
+  );
 
 export const itemResource = async (request: Request, uid: string, format: Format) =>
   ogcResponse(format, await getItem(request, uid, format), (doc) => itemHtml(doc, hrefFor(request)), GEOJSON);
