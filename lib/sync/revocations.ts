@@ -5,6 +5,7 @@ import { locationProofs } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { log } from "../log.js";
+import { describeError } from "./chain-sync.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
 import { finishRun, startRun } from "./store.js";
@@ -38,9 +39,12 @@ export async function reconcileRevocations(deps: {
   client: ChainClient;
   options: SyncOptions;
   trigger: string;
+  /** counts RPC requests, for the run history (as in a sync run) */
+  requests?: () => number;
 }): Promise<ReconcileResult> {
   const { db, chain, client, options } = deps;
   const started = performance.now();
+  const requestsAtStart = deps.requests?.() ?? 0;
   const runId = await startRun(db, {
     chainId: chain.chainId,
     chain: chain.name,
@@ -122,7 +126,7 @@ export async function reconcileRevocations(deps: {
     if (!result.complete) result.status = "partial";
   } catch (error) {
     result.status = "error";
-    result.error = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    result.error = describeError(error);
   }
   result.durationMs = Math.round(performance.now() - started);
   await finishRun(db, runId, chain.chainId, {
@@ -132,7 +136,7 @@ export async function reconcileRevocations(deps: {
     attestations: result.checked,
     revocations: result.changed,
     rewound: 0,
-    rpcRequests: 0,
+    rpcRequests: (deps.requests?.() ?? 0) - requestsAtStart,
     error: result.error ?? null,
   }).catch(() => {});
   log(result.status === "error" ? "error" : "info", "revocation reconciliation", {

@@ -123,7 +123,14 @@ export function createSyncService(deps: SyncServiceDeps) {
   async function reconcile(names?: readonly string[]) {
     const results = await Promise.all(
       pick(names).map((chain) =>
-        reconcileRevocations({ db, chain, client: clientFor(chain), options, trigger: "manual" }),
+        reconcileRevocations({
+          db,
+          chain,
+          client: clientFor(chain),
+          options,
+          trigger: "manual",
+          requests: () => requests,
+        }),
       ),
     );
     return {
