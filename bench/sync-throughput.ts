@@ -3,13 +3,16 @@
  * then indexed end to end (eth_getLogs → Multicall3 reads → decode → database), twice: with no added latency and
  * with 50 ms added to every RPC request (a loopback proxy in front of anvil, like a remote provider).
  *
- *   npm run bench:sync                       # embedded database (PGlite, in memory)
- *   DATABASE_URL=postgres://… npm run bench:sync
+ *   npm run bench:sync                                 # embedded database (PGlite, in memory)
+ *   BENCH_DATABASE_URL=postgres://… npm run bench:sync # PostgreSQL: creates its own database `lpqs_bench_sync`
+ *                                                      # on that server and drops it afterwards (DATABASE_URL is
+ *                                                      # never touched: the bench truncates the sync tables)
  *   BENCH_ATTESTATIONS=2000 npm run bench:sync
  *
  * Prints attestations/s and RPC requests per 1,000 attestations (goals: ≤ 15 requests per 1,000; ≥ 800/s at 50 ms).
  */
 import { sql } from "drizzle-orm";
+import pg from "pg";
 import { connect, type DbHandle } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { openPglite } from "../db/pglite.js";
@@ -22,16 +25,36 @@ import { createSyncService } from "../lib/sync/service.js";
 
 const N = Number(process.env.BENCH_ATTESTATIONS ?? 10_000);
 
-async function openDb(): Promise<DbHandle> {
-  const url = process.env.DATABASE_URL;
-  const handle = url ? await connect(url, "pg") : await openPglite();
+const BENCH_DB = "lpqs_bench_sync";
+
+/** PGlite, or a database of the bench's own on BENCH_DATABASE_URL's server; `drop` removes it again. */
+async function openDb(): Promise<{ handle: DbHandle; drop: () => Promise<void> }> {
+  const server = process.env.BENCH_DATABASE_URL;
+  if (!server) {
+    const handle = await openPglite();
+    await migrate(handle);
+    return { handle, drop: async () => {} };
+  }
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`drop database if exists ${BENCH_DB} with (force)`);
+  await admin.query(`create database ${BENCH_DB}`);
+  const url = new URL(server);
+  url.pathname = `/${BENCH_DB}`;
+  const handle = await connect(url.toString(), "pg");
   await migrate(handle);
-  return handle;
+  return {
+    handle,
+    drop: async () => {
+      await admin.query(`drop database if exists ${BENCH_DB} with (force)`);
+      await admin.end();
+    },
+  };
 }
 
 async function main() {
   const devnet = await startDevnet({ port: await freePort(), blockTimeSeconds: 0 });
-  const handle = await openDb();
+  const { handle, drop } = await openDb();
   try {
     let t = performance.now();
     const now = Math.floor(Date.now() / 1000);
@@ -95,6 +118,7 @@ async function main() {
     }
   } finally {
     await handle.close();
+    await drop();
     await devnet.stop();
   }
 }
