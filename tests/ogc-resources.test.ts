@@ -227,6 +227,18 @@ describe("single feature", () => {
     expect(malformed.status).toBe(404);
   });
 
+  it("echoes a requested id in the 404 only when it is a well-formed uid", async () => {
+    const uid = `0x${"AB".repeat(32)}`;
+    const unknown = await app.get(`/api/ogc/collections/location-proofs/items/${uid}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.description).toContain(uid.toLowerCase());
+    const hostile = "x' OR '1'='1";
+    const res = await app.get(`/api/ogc/collections/location-proofs/items/${encodeURIComponent(hostile)}`);
+    expect(res.status).toBe(404);
+    expect(JSON.stringify(res.body)).not.toContain("OR");
+    expect(res.body.description).toBe("No feature with that id in collection location-proofs");
+  });
+
   it("renders HTML with a map and a restrictive CSP", async () => {
     const row = rows[0]!;
     const res = await app.get(`/api/ogc/collections/location-proofs/items/${row.uid}?f=html`);

@@ -1,7 +1,9 @@
+import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
 import { absoluteUrl } from "../http/links.js";
 import { log } from "../log.js";
+import { uidParam } from "../params.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import { findProofByUid, pageAndCount } from "../proofs/query.js";
 import { OGC_DEFAULT_LIMIT } from "../v0/service-info.js";
@@ -99,11 +101,17 @@ export async function getItems(request: Request, q: ItemsQuery, format: Format):
 
 /** GET …/items/{uid}: one feature, revoked or not, with links self, alternate and collection. */
 export async function getItem(request: Request, uid: string, format: Format) {
-  // An id that cannot be a uid names no feature: 404, as for any unknown id (Part 1, 7.16).
-  const row = /^0x[0-9a-fA-F]{64}$/.test(uid)
-    ? await findProofByUid(await getDb(), uid.toLowerCase())
-    : undefined;
-  if (!row) throw notFound(`No feature with id ${uid} in collection location-proofs`);
+  // An id that cannot be a uid names no feature: 404, as for any unknown id (Part 1, 7.16). Only a well-formed
+  // uid is echoed in the message; any other text is the client's, and is never reflected.
+  const parsed = v.safeParse(uidParam, uid);
+  const row = parsed.success ? await findProofByUid(await getDb(), parsed.output) : undefined;
+  if (!row) {
+    throw notFound(
+      parsed.success
+        ? `No feature with id ${parsed.output} in collection location-proofs`
+        : "No feature with that id in collection location-proofs",
+    );
+  }
   const path = PATHS.item(row.uid);
   const [selfType, otherType, otherF] =
     format === "html" ? [MEDIA.html, MEDIA.geojson, "json"] : [MEDIA.geojson, MEDIA.html, "html"];
