@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "../lib/config.js";
 import { bearerToken, secretsEqual } from "../lib/http/auth.js";
@@ -8,6 +7,7 @@ import { serve } from "../lib/local/http-server.js";
 import { scanApi } from "../lib/local/route-table.js";
 import { createRouter } from "../lib/local/router.js";
 import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { restrictedPaths } from "./helpers/routes.js";
 
 /**
  * The restricted endpoints (sync, cron): bearer CRON_SECRET, 503 when production has no secret, loopback only
@@ -218,11 +218,4 @@ async function allowedMethod(path: string): Promise<string> {
   await res.arrayBuffer();
   if (res.status !== 405) return "POST";
   return (res.headers.get("allow") ?? "GET").split(/,\s*/)[0]!;
-}
-
-/** The concrete paths of the api/ files that declare `access: "restricted"` (none until the sync routes land). */
-function restrictedPaths(): string[] {
-  return scanApi(ROOT)
-    .filter((r) => r.params.length === 0 && /access:\s*"restricted"/.test(readFileSync(r.file, "utf8")))
-    .map((r) => r.path);
 }

@@ -1,10 +1,9 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json } from "../lib/http/respond.js";
 import { route } from "../lib/http/route.js";
-import { scanApi } from "../lib/local/route-table.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
-import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { createTestApp, type TestApp } from "./helpers/app.js";
+import { apiRoutes } from "./helpers/routes.js";
 
 /**
  * Transport and headers on every route the api/ tree has (discovered, so routes added later are covered):
@@ -17,19 +16,12 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-type Discovered = { path: string; access: "public" | "restricted" };
-
-/** Every api/ file with a concrete path (a sample value for [param] segments) and its declared access. */
-function discovered(): Discovered[] {
-  return scanApi(ROOT).map((r) => {
-    const source = readFileSync(r.file, "utf8");
-    const path = r.path
-      .replace("/api/root", "/")
-      .replace("/api/health", "/health")
-      .replace(/\[[^\]]+\]/g, "0x0000000000000000000000000000000000000000000000000000000000000001");
-    return { path, access: /access:\s*"restricted"/.test(source) ? "restricted" : "public" };
-  });
-}
+/** Every endpoint with a concrete path (a sample value for [param] segments) and its declared access. */
+const discovered = () =>
+  apiRoutes().map(({ path, access }) => ({
+    path: path.replace(/\[[^\]]+\]/g, "0x0000000000000000000000000000000000000000000000000000000000000001"),
+    access,
+  }));
 
 describe("security headers", () => {
   it("every route sends HSTS, nosniff, a CSP and a referrer policy, whatever its status", async () => {

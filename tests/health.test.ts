@@ -1,7 +1,7 @@
-import { createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, setDatabase } from "../db/client.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
+import { blackHole, closedPort } from "./helpers/net.js";
 
 /**
  * /health under real failures: a closed database, a PostgreSQL port nobody listens on, and a server that accepts
@@ -69,32 +69,17 @@ describe("/health", () => {
   });
 
   it("is 503 within its timeout when PostgreSQL accepts connections but never answers", async () => {
-    const sockets = new Set<Socket>();
-    const server = createServer((socket) => {
-      sockets.add(socket);
-      socket.on("error", () => {});
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const port = (server.address() as { port: number }).port;
-    const handle = await connect(`postgres://postgres@127.0.0.1:${port}/hung`, "pg");
+    const hole = await blackHole();
+    const handle = await connect(`postgres://postgres@127.0.0.1:${hole.port}/hung`, "pg");
     setDatabase(handle);
     try {
       // health() gives the database 3 s; allow a little for the request around it.
       await expectDatabaseDown(4500);
     } finally {
       setDatabase(app.handle);
-      for (const s of sockets) s.destroy();
-      server.close();
+      hole.close();
       await handle.close().catch(() => {});
     }
     expect((await app.request("/health")).status).toBe(200);
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

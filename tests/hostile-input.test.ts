@@ -1,12 +1,12 @@
-import { readFileSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../db/client.js";
-import { type FileRoute, scanApi } from "../lib/local/route-table.js";
+import type { FileRoute } from "../lib/local/route-table.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { LIST_PARAMS } from "../lib/v0/list-params.js";
-import { createTestApp, ROOT, TEST_BASE, type TestApp } from "./helpers/app.js";
+import { createTestApp, TEST_BASE, type TestApp } from "./helpers/app.js";
+import { apiRoutes } from "./helpers/routes.js";
 
 /**
  * Hostile input: ≥ 10,000 generated requests across every endpoint of the api/ tree (discovered, so endpoints
@@ -59,16 +59,12 @@ const STRANGERS = [
 type Endpoint = { route: FileRoute; path: string; access: "public" | "restricted"; params: string[] };
 
 function endpoints(): Endpoint[] {
-  return scanApi(ROOT).map((route) => {
-    const source = readFileSync(route.file, "utf8");
-    const path = route.path.replace(/^\/api\/root$/, "/").replace(/^\/api\/health$/, "/health");
-    return {
-      route,
-      path,
-      access: /access:\s*"restricted"/.test(source) ? "restricted" : "public",
-      params: PARAMS_BY_PATH.find(([re]) => re.test(path))?.[1] ?? [],
-    };
-  });
+  return apiRoutes().map(({ route, path, access }) => ({
+    route,
+    path,
+    access,
+    params: PARAMS_BY_PATH.find(([re]) => re.test(path))?.[1] ?? [],
+  }));
 }
 
 // ---- generators ---------------------------------------------------------------------------------------------

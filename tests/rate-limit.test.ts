@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig, setConfig } from "../lib/config.js";
@@ -11,8 +9,9 @@ import {
   rateLimitFailures,
 } from "../lib/http/rate-limit.js";
 import { createMemoryStore } from "../lib/http/rate-limit-memory.js";
-import { scanApi } from "../lib/local/route-table.js";
-import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { createTestApp, type TestApp } from "./helpers/app.js";
+import { blackHole, closedPort } from "./helpers/net.js";
+import { restrictedPaths } from "./helpers/routes.js";
 import { startServerProcess } from "./helpers/serve.js";
 
 /**
@@ -201,7 +200,8 @@ describe("fail open", () => {
   });
 
   it("serves requests when Redis accepts connections but never answers (timeout)", async () => {
-    const { server, port } = await blackHole();
+    const hole = await blackHole();
+    const { port } = hole;
     try {
       configure({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_PER_MINUTE: "3" });
       const before = rateLimitFailures().count;
@@ -214,7 +214,7 @@ describe("fail open", () => {
       expect(rateLimitFailures().count - before).toBe(4);
     } finally {
       await getRateLimiter().close();
-      server.close();
+      hole.close();
     }
   });
 });
@@ -348,33 +348,3 @@ describe.skipIf(!REDIS_URL)("two server processes (needs REDIS_URL)", () => {
     }
   });
 });
-
-/** A port nothing listens on: bind one, note it, close it. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A TCP server that accepts connections and never replies: a hung Redis. */
-async function blackHole(): Promise<{ server: Server; port: number }> {
-  const sockets = new Set<import("node:net").Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on("error", () => {});
-  });
-  server.on("close", () => {
-    for (const s of sockets) s.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, port: (server.address() as { port: number }).port };
-}
-
-/** The concrete paths of the api/ files that declare `access: "restricted"` (none until the sync routes land). */
-function restrictedPaths(): string[] {
-  return scanApi(ROOT)
-    .filter((r) => r.params.length === 0 && /access:\s*"restricted"/.test(readFileSync(r.file, "utf8")))
-    .map((r) => r.path);
-}
