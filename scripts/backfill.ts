@@ -5,7 +5,8 @@
 //   npm run backfill -- devnet --restart        re-index from the start block (rows are upserted, no duplicates)
 //
 // Uses DATABASE_URL, else the embedded PGlite in DATA_DIR, and RPC_URL_<CHAIN> (see README). It takes the chain's
-// lease like any sync, so a cron run meanwhile simply skips the chain.
+// lease like any sync, so a cron run meanwhile simply skips the chain. Ctrl-C stops after the batch in flight is
+// committed; a second Ctrl-C quits at once (the batch in flight is lost, the next run resumes from the cursor).
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import { createChainClient } from "../lib/chains/client.js";
@@ -42,8 +43,12 @@ async function main() {
 
   let stop = false;
   process.on("SIGINT", () => {
+    if (stop) {
+      console.log("\nstopped (the batch in flight is lost; the next run resumes from the cursor)");
+      process.exit(130);
+    }
     stop = true;
-    console.log("\nstopping after the current batch…");
+    console.log("\nstopping after the current batch… (Ctrl-C again to quit now)");
   });
   const started = performance.now();
   let total = 0;
@@ -63,7 +68,11 @@ async function main() {
       db: handle.db,
       chain,
       client,
-      options: syncOptions(config, { timeBudgetMs: 60_000, blockBudget: 1_000_000_000 }),
+      options: syncOptions(config, {
+        timeBudgetMs: 60_000,
+        blockBudget: 1_000_000_000,
+        shouldStop: () => stop,
+      }),
       owner: `backfill:${process.pid}`,
       requests: () => requests,
       afterCommit: progress,
@@ -74,12 +83,18 @@ async function main() {
     if (result.status === "ok") break;
     if (result.status === "skipped") throw new Error(`chain ${chain.name} is busy: ${result.reason}`);
     if (result.status === "error") {
+      if (stop) {
+        console.log(`\n  ${result.error}`);
+        break;
+      }
       if (++failures > 5) throw new Error(result.error ?? "sync failed");
       console.log(`\n  ${result.error} — retrying in ${failures * 2} s`);
       await new Promise((r) => setTimeout(r, failures * 2000));
     } else failures = 0;
   }
-  console.log(`\ndone: ${total} attestations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `\n${stop ? "stopped" : "done"}: ${total} attestations in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   await handle.close();
 }
 

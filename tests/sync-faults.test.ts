@@ -178,6 +178,24 @@ describe("restart mid-range", () => {
     expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
   });
 
+  it("shouldStop ends a run after the batch in flight, like the time budget; the next run continues", async () => {
+    await reset();
+    let stop = false;
+    const first = await engine(
+      devnet.rpcUrl,
+      {
+        afterCommit: () => {
+          stop = true;
+        },
+      },
+      { commitSize: 10, shouldStop: () => stop },
+    ).run("manual");
+    expect(first).toMatchObject({ status: "partial", attestations: 10 });
+    expect((await counts()).n).toBe(10);
+    expect((await engine(devnet.rpcUrl).run("manual")).status).toBe("ok");
+    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+  });
+
   it("the block budget bounds one invocation", async () => {
     await reset();
     const first = await engine(devnet.rpcUrl, {}, { blockBudget: 3 }).run("manual");

@@ -157,6 +157,11 @@ export function createChainSync(deps: ChainSyncDeps) {
     return result;
   }
 
+  /** The time budget is spent, or the caller asked to stop (both end the run as "partial" at a commit boundary). */
+  function outOfBudget(started: number): boolean {
+    return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
+  }
+
   /** Rewinds past a reorg (stored hash no longer canonical); returns the cursor to continue from. */
   async function handleReorg(cursor: number | null, outcome: RunOutcome): Promise<number | null> {
     if (cursor === null) return null;
@@ -194,7 +199,7 @@ export function createChainSync(deps: ChainSyncDeps) {
     const target = Math.min(confirmedHead, from + options.blockBudget - 1);
     let rangeSize = Math.max(1, Math.min(storedRangeSize ?? options.initialRange, options.maxRange));
     while (from <= target) {
-      if (performance.now() - started > options.timeBudgetMs) return { cursor, complete: false };
+      if (outOfBudget(started)) return { cursor, complete: false };
       const logs = await getEasLogs(client, {
         eas: chain.eas,
         schemaUid: chain.schemaUid,
@@ -254,7 +259,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       cursor = prepared.cursor;
       await deps.afterCommit?.({ cursor, attestations: outcome.attestations });
       // A busy range stops at a slice boundary (a block boundary) when the budget is spent; the rest is next run's.
-      if (i + 1 < slices.length && performance.now() - started > options.timeBudgetMs) break;
+      if (i + 1 < slices.length && outOfBudget(started)) break;
     }
     return cursor;
   }

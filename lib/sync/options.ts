@@ -18,6 +18,8 @@ export type SyncOptions = {
   commitSize: number;
   /** Lease length; renewed at each commit. A crashed writer's lease simply expires. */
   leaseMs: number;
+  /** Asked next to the time budget: true stops the run the same way (after the batch in flight; e.g. Ctrl-C). */
+  shouldStop?: () => boolean;
 };
 
 export function syncOptions(
