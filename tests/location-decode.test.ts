@@ -271,6 +271,10 @@ describe("WKT", () => {
     expect(d("WKT", "point ( -122.4   37.7 )")).toMatchObject({ longitude: -122.4, latitude: 37.7 });
     expect(d("wkt", "POINT Z (1 2 3)").geometry).toEqual({ type: "Point", coordinates: [1, 2, 3] });
     expect(d("wkt", "POINT M (1 2 3)").geometry).toEqual({ type: "Point", coordinates: [1, 2] });
+    expect(d("wkt", "POINT ZM (1 2 3 4)").geometry).toEqual({ type: "Point", coordinates: [1, 2, 3] });
+    // Untagged 4 numbers are x y z m: the height stays, only the measure goes.
+    expect(d("wkt", "POINT (1 2 3 4)").geometry).toEqual({ type: "Point", coordinates: [1, 2, 3] });
+    expect(d("wkt", "POINT (1 2 3)").geometry).toEqual({ type: "Point", coordinates: [1, 2, 3] });
     expect(d("wkt", "SRID=4326;POINT(0 0)")).toMatchObject({ longitude: 0, latitude: 0 });
   });
   it("POLYGON, LINESTRING, MULTI*, GEOMETRYCOLLECTION", () => {

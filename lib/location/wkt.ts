@@ -25,9 +25,10 @@ export function parseWkt(text: string): { geometry: Geometry; srid?: number } | 
     const nums: number[] = [];
     while (peek() !== undefined && /^[+-]?[\d.]/.test(peek()!)) nums.push(Number(next()));
     if (nums.length < 2 || nums.length > 4) throw new Error("bad coordinate");
-    // M is a measure, not a height: drop it; keep Z.
-    if (dims === "M" || (dims === "" && nums.length === 4)) return nums.slice(0, 2);
-    return nums.slice(0, dims === "ZM" ? 3 : Math.min(nums.length, 3));
+    // M is a measure, not a height: drop it when tagged M (or the 4th number of ZM); keep Z. Untagged 3 or 4
+    // numbers are read as x y z [m], as PostGIS does: the height stays.
+    if (dims === "M") return nums.slice(0, 2);
+    return nums.slice(0, 3);
   }
   function list<T>(item: () => T): T[] {
     expect("(");
