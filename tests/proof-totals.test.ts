@@ -2,6 +2,7 @@ import { inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocationProofRow, locationProofs } from "../db/schema.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
+import { locationColumns } from "../lib/location/columns.js";
 import type { ProofFilter } from "../lib/proofs/filter.js";
 import { countProofs } from "../lib/proofs/query.js";
 import { countFromTotals } from "../lib/proofs/totals.js";
@@ -48,15 +49,7 @@ describe("proof_counts", () => {
       ...r,
       revoked: i % 2 === 0 ? !r.revoked : r.revoked,
       ...(i % 3 === 0
-        ? {
-            longitude: null,
-            latitude: null,
-            minLon: null,
-            minLat: null,
-            maxLon: null,
-            maxLat: null,
-            geometry: null,
-          }
+        ? locationColumns({ geometry: null, longitude: null, latitude: null, bbox: null })
         : {}),
     }));
     await app.db

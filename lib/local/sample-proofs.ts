@@ -1,6 +1,8 @@
 import type { Db } from "../../db/client.js";
 import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
+import { locationColumns } from "../location/columns.js";
+import { decodeLocation } from "../location/decode.js";
 
 /**
  * Synthetic but realistic location proofs for `npm run db:seed`, tests and benchmarks: points around real cities
@@ -71,35 +73,18 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
     const lat = round(Math.max(-90, Math.min(90, cy + (rand() - 0.5) * 0.2)));
     // Whole seconds, as on chain; some share a second so ordering ties are exercised.
     const eventMs = Math.floor((now - rand() * span) / 1000) * 1000;
+    // The location columns come from the indexer's own decoder, so sample rows are exactly what indexing the same
+    // attestation would store.
     const kind = rand();
-    let geo: Pick<
-      NewLocationProofRow,
-      | "locationType"
-      | "location"
-      | "geometry"
-      | "longitude"
-      | "latitude"
-      | "minLon"
-      | "minLat"
-      | "maxLon"
-      | "maxLat"
-    >;
+    const srs = "EPSG:4326";
+    let locationType: string;
+    let location: string;
     if (kind < 0.8) {
-      geo = {
-        locationType: "DecimalDegrees<string>",
-        location: `${lon}, ${lat}`,
-        geometry: { type: "Point", coordinates: [lon, lat] },
-        longitude: lon,
-        latitude: lat,
-        minLon: lon,
-        minLat: lat,
-        maxLon: lon,
-        maxLat: lat,
-      };
+      locationType = "DecimalDegrees<string>";
+      location = `${lon}, ${lat}`;
     } else if (kind < 0.9) {
       const d = 0.01;
-      const x0 = Math.max(-180, lon - d);
-      const x1 = Math.min(180, lon + d);
+      const [x0, x1] = [Math.max(-180, lon - d), Math.min(180, lon + d)];
       const ring = [
         [x0, lat - d],
         [x1, lat - d],
@@ -107,31 +92,18 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
         [x0, lat + d],
         [x0, lat - d],
       ];
-      const geometry = { type: "Polygon", coordinates: [ring] };
-      geo = {
-        locationType: "geojson-polygon",
-        location: JSON.stringify(geometry),
-        geometry,
-        longitude: lon,
-        latitude: lat,
-        minLon: x0,
-        minLat: lat - d,
-        maxLon: x1,
-        maxLat: lat + d,
-      };
+      locationType = "geojson-polygon";
+      location = JSON.stringify({ type: "Polygon", coordinates: [ring] });
     } else {
-      geo = {
-        locationType: "address",
-        location: "221B Baker Street, London",
-        geometry: null,
-        longitude: null,
-        latitude: null,
-        minLon: null,
-        minLat: null,
-        maxLon: null,
-        maxLat: null,
-      };
+      locationType = "address";
+      location = "221B Baker Street, London";
     }
+    const geo = {
+      locationType,
+      location,
+      srs,
+      ...locationColumns(decodeLocation({ locationType, location, srs })),
+    };
     const revoked = rand() < 0.05;
     rows.push({
       chainId: chain.chainId,
@@ -154,7 +126,6 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
       decodeError: null,
       eventTimestamp: new Date(eventMs),
       eventTimestampRaw: String(eventMs / 1000),
-      srs: "EPSG:4326",
       recipeType: [],
       recipePayload: [],
       mediaType: [],
