@@ -88,6 +88,15 @@ describe("GET /api/v0/location-proofs", () => {
     expect(new URL(res.body.pagination.prev).searchParams.get("offset")).toBe("0");
   });
 
+  it("next and prev keep each parameter byte for byte, never re-encoded", async () => {
+    const query = "bbox=-180,-90,180,90&datetime=2020-01-01T00:00:00Z/..&chain=base%2Ccelo&limit=5&offset=5";
+    const res = await app.get(`/api/v0/location-proofs?${query}`);
+    expect(res.status).toBe(200);
+    const kept = "bbox=-180,-90,180,90&datetime=2020-01-01T00:00:00Z/..&chain=base%2Ccelo";
+    expect(res.body.pagination.next).toBe(`${TEST_BASE}/api/v0/location-proofs?${kept}&limit=5&offset=10`);
+    expect(res.body.pagination.prev).toBe(`${TEST_BASE}/api/v0/location-proofs?${kept}&limit=5&offset=0`);
+  });
+
   it("orders newest first with ties broken by uid, proofs without event time last", async () => {
     const all = await walk("includeRevoked=true", 1000);
     expect(all).toEqual(oracle(rows, { includeRevoked: true }).map((r) => r.uid));

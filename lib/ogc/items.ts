@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
-import { absoluteUrl } from "../http/links.js";
+import { absoluteUrl, linkWith, pageLinks } from "../http/links.js";
 import { log } from "../log.js";
 import { uidParam } from "../params.js";
 import type { ProofFilter } from "../proofs/filter.js";
@@ -11,7 +11,6 @@ import { cql2Filter } from "./cql2/index.js";
 import { type OgcFeature, toFeature } from "./feature.js";
 import type { Format } from "./format.js";
 import type { ItemsQuery } from "./items-params.js";
-import { linkWith } from "./links.js";
 import { parseSortby } from "./sortby.js";
 import { type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
 
@@ -60,7 +59,6 @@ export async function getItems(request: Request, q: ItemsQuery, format: Format):
     matched: total,
     returned: features.length,
   });
-  const page = (newOffset: number) => linkWith(request, PATHS.items, { limit, offset: newOffset });
   const [selfType, otherType, otherF] =
     format === "html" ? [MEDIA.html, MEDIA.geojson, "json"] : [MEDIA.geojson, MEDIA.html, "html"];
   const links: Link[] = [
@@ -78,17 +76,9 @@ export async function getItems(request: Request, q: ItemsQuery, format: Format):
       title: "The collection",
     },
   ];
-  if (offset + features.length < total) {
-    links.push({ href: page(offset + limit), rel: REL.next, type: selfType, title: "Next page" });
-  }
-  if (offset > 0) {
-    links.push({
-      href: page(Math.max(0, offset - limit)),
-      rel: REL.prev,
-      type: selfType,
-      title: "Previous page",
-    });
-  }
+  const { next, prev } = pageLinks(request, PATHS.items, { offset, limit, returned: features.length, total });
+  if (next) links.push({ href: next, rel: REL.next, type: selfType, title: "Next page" });
+  if (prev) links.push({ href: prev, rel: REL.prev, type: selfType, title: "Previous page" });
   return {
     type: "FeatureCollection",
     timeStamp: new Date().toISOString(),

@@ -1,6 +1,6 @@
 import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
-import { absoluteUrl } from "../http/links.js";
+import { pageLinks } from "../http/links.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
 import { findProofByUid, pageAndCount } from "../proofs/query.js";
 import { serializeProof } from "../proofs/serialize.js";
@@ -33,11 +33,6 @@ export async function listLocationProofs(request: Request, q: ListQuery) {
   const limit = q.limit ?? LIST_DEFAULT_LIMIT;
   const offset = q.offset ?? 0;
   const { rows, total } = await pageAndCount(await getDb(), listFilter(q), { limit, offset });
-  const pageUrl = (newOffset: number) => {
-    const url = new URL(request.url);
-    const params: Record<string, string> = Object.fromEntries(url.searchParams);
-    return absoluteUrl(request, LIST_PATH, { ...params, limit: String(limit), offset: String(newOffset) });
-  };
   return {
     data: rows.map(serializeProof),
     pagination: {
@@ -45,8 +40,8 @@ export async function listLocationProofs(request: Request, q: ListQuery) {
       limit,
       offset,
       returned: rows.length,
-      next: offset + rows.length < total ? pageUrl(offset + limit) : null,
-      prev: offset > 0 ? pageUrl(Math.max(0, offset - limit)) : null,
+      // Every other parameter byte for byte, as the client sent it (never re-encoded).
+      ...pageLinks(request, LIST_PATH, { offset, limit, returned: rows.length, total }),
     },
   };
 }
