@@ -1,4 +1,4 @@
-import { decodeAbiParameters, type Hex, parseAbiParameters } from "viem";
+import { decodeAbiParameters, type Hex, parseAbiParameters, zeroHash } from "viem";
 import type { NewLocationProofRow } from "../../db/schema.js";
 import { LOCATION_SCHEMA } from "../chains/schema.js";
 import { decodeLocation } from "../location/decode.js";
@@ -20,7 +20,6 @@ export type OnchainAttestation = {
 export type LogPosition = { blockNumber: number; blockHash: Hex; txHash: Hex; logIndex: number };
 
 const params = parseAbiParameters(LOCATION_SCHEMA);
-const ZERO_UID = `0x${"0".repeat(64)}`;
 /** The largest instant a JS Date (and PostgreSQL's timestamptz) holds, in seconds. */
 const MAX_DATE_SECONDS = 8_640_000_000_000n;
 
@@ -50,7 +49,7 @@ export function attestationRow(
     attestationTime: date(a.time) ?? new Date(0),
     expirationTime: date(a.expirationTime),
     revocable: a.revocable,
-    refUid: a.refUID === ZERO_UID ? null : a.refUID.toLowerCase(),
+    refUid: a.refUID === zeroHash ? null : a.refUID.toLowerCase(),
     blockNumber: at.blockNumber,
     blockHash: at.blockHash.toLowerCase(),
     txHash: at.txHash.toLowerCase(),

@@ -1,12 +1,10 @@
-import { type Address, encodeFunctionData, type Hex } from "viem";
+import { type Address, encodeFunctionData, type Hex, zeroHash } from "viem";
 import type { ChainClient } from "../chains/client.js";
 import { easAbi } from "../chains/eas-abi.js";
 import { multicall3Abi } from "../chains/multicall3-abi.js";
 import { MULTICALL3_ADDRESS } from "../chains/registry.js";
 import { decodeAggregate3, decodeAttestation } from "./abi-fast.js";
 import type { OnchainAttestation } from "./decode-attestation.js";
-
-const ZERO_UID = `0x${"0".repeat(64)}`;
 
 /** How nodes say an eth_call ran out of gas (anvil, geth, erigon, hosted providers), in the innermost RPC detail. */
 const OUT_OF_GAS =
@@ -58,6 +56,15 @@ export async function readAttestations(
   return result;
 }
 
+const getAttestationData = (uid: Hex): Hex =>
+  encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] });
+
+/** Stores one decoded getAttestation result; a uid EAS does not know (zero uid returned) maps to null. */
+function store(into: Map<string, OnchainAttestation | null>, uid: Hex, returnData: Hex): void {
+  const a = decodeAttestation(returnData);
+  into.set(uid.toLowerCase(), a.uid === zeroHash ? null : a);
+}
+
 async function readBatch(
   client: ChainClient,
   eas: Address,
@@ -68,8 +75,13 @@ async function readBatch(
   const calls = uids.map((uid) => ({
     target: eas,
     allowFailure: true,
-    callData: encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
+    callData: getAttestationData(uid),
   }));
+  const splitInHalf = async () => {
+    const half = Math.ceil(uids.length / 2);
+    await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
+    await readBatch(client, eas, uids.slice(half), blockNumber, into);
+  };
   let results: readonly { success: boolean; returnData: Hex }[];
   try {
     const { data } = await client.call({
@@ -83,23 +95,13 @@ async function readBatch(
     // Only a batch too heavy for the node's eth_call gas cap is split; a dead provider fails fast instead of
     // being asked 2n more times.
     if (uids.length === 1 || !isOutOfGas(error)) throw error;
-    const half = Math.ceil(uids.length / 2);
-    await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
-    await readBatch(client, eas, uids.slice(half), blockNumber, into);
-    return;
+    return splitInHalf();
   }
   // With allowFailure a sub-call that ran out of gas fails alone (EIP-150 keeps 1/64 for the caller): split too.
-  if (uids.length > 1 && results.some((r) => !r.success)) {
-    const half = Math.ceil(uids.length / 2);
-    await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
-    await readBatch(client, eas, uids.slice(half), blockNumber, into);
-    return;
-  }
+  if (uids.length > 1 && results.some((r) => !r.success)) return splitInHalf();
   results.forEach((r, i) => {
-    const uid = uids[i]!.toLowerCase();
-    if (!r.success) throw new Error(`getAttestation(${uid}) failed inside Multicall3`);
-    const a = decodeAttestation(r.returnData);
-    into.set(uid, a.uid === ZERO_UID ? null : a);
+    if (!r.success) throw new Error(`getAttestation(${uids[i]!.toLowerCase()}) failed inside Multicall3`);
+    store(into, uids[i]!, r.returnData);
   });
 }
 
@@ -118,14 +120,13 @@ async function readEach(
     uids.map((uid) =>
       client.call({
         to: eas,
-        data: encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
+        data: getAttestationData(uid),
         ...(blockNumber !== undefined ? { blockNumber } : {}),
       }),
     ),
   );
   results.forEach(({ data }, i) => {
     if (!data) throw new Error(`getAttestation(${uids[i]}) returned no data`);
-    const a = decodeAttestation(data);
-    into.set(uids[i]!.toLowerCase(), a.uid === ZERO_UID ? null : a);
+    store(into, uids[i]!, data);
   });
 }
