@@ -41,6 +41,7 @@ describe("/health", () => {
     expect(res.body.status).toBe("ok");
     expect(res.body.checks.database.status).toBe("ok");
     expect(typeof res.body.checks.database.latency_ms).toBe("number");
+    expect(res.body.checks.rate_limiter).toMatchObject({ status: "ok", backend: expect.any(String) });
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 

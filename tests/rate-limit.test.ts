@@ -197,6 +197,13 @@ describe("fail open", () => {
     expect(performance.now() - started).toBeLessThan(3000);
     expect(rateLimitFailures().count - before).toBe(20);
     expect(rateLimitFailures().last).toMatch(/not connected/);
+    // /health stays 200 (a limiter outage is no site outage) but says the limiter is failing open.
+    const health = await app.request("/health", from("203.0.113.60"));
+    expect(health.status).toBe(200);
+    const { checks } = await health.json();
+    expect(checks.rate_limiter).toMatchObject({ status: "failing-open", backend: "redis" });
+    expect(checks.rate_limiter.failures).toBeGreaterThanOrEqual(20);
+    expect(JSON.stringify(checks)).not.toMatch(/127\.0\.0\.1|not connected/);
   });
 
   it("serves requests when Redis accepts connections but never answers (timeout)", async () => {

@@ -5,6 +5,7 @@ import { LOCATION_SCHEMA } from "../chains/schema.js";
 import { getConfig } from "../config.js";
 import { serviceUnavailable } from "../http/errors.js";
 import { absoluteUrl } from "../http/links.js";
+import { getRateLimiter, rateLimitFailures } from "../http/rate-limit.js";
 import { SERVICE_NAME, VERSION } from "../version.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./list-params.js";
 
@@ -77,7 +78,26 @@ export async function health() {
     status: "ok",
     version: VERSION,
     time: new Date().toISOString(),
-    checks: { database: { status: "ok", latency_ms: Math.round(performance.now() - started) } },
+    checks: {
+      database: { status: "ok", latency_ms: Math.round(performance.now() - started) },
+      rate_limiter: rateLimiterCheck(),
+    },
+  };
+}
+
+/**
+ * The limiter fails open (a store outage never becomes a site outage), so /health stays 200 when it does; it says
+ * so here instead: `failing-open` while a failure happened within the last minute.
+ */
+function rateLimiterCheck() {
+  const { count, lastAt } = rateLimitFailures();
+  const recent = lastAt !== undefined && Date.now() - Date.parse(lastAt) < 60_000;
+  return {
+    status: recent ? "failing-open" : "ok",
+    // The failure's text stays in the logs: it can name internal hosts.
+    backend: getConfig().rateLimitPerMinute === 0 ? "off" : getRateLimiter().backend,
+    failures: count,
+    last_failure_at: lastAt ?? null,
   };
 }
 
