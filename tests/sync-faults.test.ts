@@ -136,10 +136,10 @@ describe("restart mid-range", () => {
       devnet.rpcUrl,
       {
         afterCommit: async () => {
-          if (slow) await new Promise((r) => setTimeout(r, 60));
+          if (slow) await new Promise((r) => setTimeout(r, 400));
         },
       },
-      { timeBudgetMs: 50, commitSize: 10, initialRange: 1000 },
+      { timeBudgetMs: 300, commitSize: 10, initialRange: 1000 },
     ).run("manual");
     expect(first.status).toBe("partial");
     expect(first.attestations).toBeGreaterThan(0);
