@@ -24,7 +24,16 @@ export function parseBbox(value: string, name = "bbox", allow3d = false): Bbox |
   if (!(parts.length === 4 || (allow3d && parts.length === 6)) || !parts.every((s) => NUMBER.test(s))) {
     return `${name} must be ${forms} comma-separated numbers: minLng,minLat,maxLng,maxLat`;
   }
-  const n = parts.map(Number);
+  return checkBbox(parts.map(Number), name);
+}
+
+/**
+ * The bbox rules on parsed numbers, shared by the bbox parameters and CQL2's BBOX(…): 4 numbers, or 6 (heights
+ * ignored once checked), longitudes in [-180, 180], latitudes in [-90, 90], minLat ≤ maxLat and minZ ≤ maxZ.
+ * minLon > maxLon is allowed: the box crosses the antimeridian.
+ */
+export function checkBbox(n: readonly number[], name = "bbox"): Bbox | string {
+  if (n.length !== 4 && n.length !== 6) return `${name} takes 4 or 6 numbers`;
   const [minLon, minLat, maxLon, maxLat] =
     n.length === 6 ? [n[0]!, n[1]!, n[3]!, n[4]!] : [n[0]!, n[1]!, n[2]!, n[3]!];
   if (![minLon, maxLon].every((x) => x >= -180 && x <= 180))
@@ -32,7 +41,6 @@ export function parseBbox(value: string, name = "bbox", allow3d = false): Bbox |
   if (![minLat, maxLat].every((y) => y >= -90 && y <= 90)) return `${name} latitudes must lie in [-90, 90]`;
   if (minLat > maxLat) return `${name} minLat (${minLat}) must not be greater than maxLat (${maxLat})`;
   if (n.length === 6 && n[2]! > n[5]!) return `${name} minHeight must not be greater than maxHeight`;
-  // minLon > maxLon is allowed: the box crosses the antimeridian.
   return { minLon, minLat, maxLon, maxLat };
 }
 

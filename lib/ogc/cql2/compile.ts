@@ -200,14 +200,9 @@ function spatial([a, b]: [Geometry, Geometry]): SQL {
   const lonOk = (x: number) => x >= -180 && x <= 180;
   const latOk = (y: number) => y >= -90 && y <= 90;
   switch (literal.kind) {
-    case "bbox": {
-      if (![literal.minLon, literal.maxLon].every(lonOk) || ![literal.minLat, literal.maxLat].every(latOk)) {
-        fail("BBOX coordinates must lie in [-180, 180] x [-90, 90]");
-      }
-      if (literal.minLat > literal.maxLat) fail("BBOX minimum latitude must not exceed its maximum");
-      // minLon > maxLon crosses the antimeridian, exactly as the bbox parameter.
+    case "bbox":
+      // Checked by the parser with the bbox parameter's rules (checkBbox); minLon > maxLon crosses the antimeridian.
       return bboxCondition(literal);
-    }
     case "point": {
       if (!lonOk(literal.lon) || !latOk(literal.lat))
         fail("POINT coordinates must lie in [-180, 180] x [-90, 90]");

@@ -1,4 +1,4 @@
-import { parseInstant, rfc3339 } from "../../params.js";
+import { checkBbox, parseInstant, rfc3339 } from "../../params.js";
 import type {
   ComparisonOp,
   DateLit,
@@ -256,10 +256,10 @@ class Parser {
         n.push(this.number());
       }
       this.expectPunct(")");
-      if (n.length !== 4 && n.length !== 6) this.fail("BBOX takes 4 or 6 numbers");
-      const [minLon, minLat, maxLon, maxLat] =
-        n.length === 6 ? [n[0]!, n[1]!, n[3]!, n[4]!] : (n as number[]);
-      return { kind: "bbox", minLon: minLon!, minLat: minLat!, maxLon: maxLon!, maxLat: maxLat! };
+      // The bbox parameter's rules (lib/params.ts), so BBOX(…) and bbox= cannot disagree.
+      const box = checkBbox(n, "BBOX");
+      if (typeof box === "string") return this.fail(box);
+      return { kind: "bbox", ...box };
     }
     if (this.acceptKeyword("point")) {
       this.expectPunct("(");
