@@ -34,7 +34,7 @@ async function main() {
   const chain = values.from === undefined ? base : { ...base, startBlock: Number(values.from) };
   const { handle, where } = await openConfiguredDb(config);
   let requests = 0;
-  const client = createChainClient(chain, { onRequest: () => requests++, jsonRpcBatch: !chain.multicall3 });
+  const client = createChainClient(chain, { onRequest: () => requests++ });
   if (values.restart)
     await handle.db.execute(sql`update sync_state set cursor_block = null where chain_id = ${chain.chainId}`);
   const head = Number(await client.getBlockNumber());

@@ -12,7 +12,8 @@ export type ClientOptions = {
   onRequest?: () => void;
   /**
    * Send concurrent calls as one JSON-RPC batch (up to 100 per HTTP request): how attestations are read on a chain
-   * without Multicall3. Off by default: some providers bill or limit batches, and Multicall3 needs none.
+   * without Multicall3. Default: on exactly when the chain has no Multicall3 (some providers bill or limit batches,
+   * and Multicall3 needs none).
    */
   jsonRpcBatch?: boolean;
 };
@@ -23,7 +24,9 @@ export type ClientOptions = {
  * from our registry, never imported from viem/chains (cold start, see DESIGN.md).
  */
 export function createChainClient(chain: ChainConfig, options: ClientOptions = {}): ChainClient {
-  const transport = options.transport ?? httpTransport(chain.rpcUrls, options);
+  const transport =
+    options.transport ??
+    httpTransport(chain.rpcUrls, { ...options, jsonRpcBatch: options.jsonRpcBatch ?? !chain.multicall3 });
   return createPublicClient({
     chain: {
       id: chain.chainId,

@@ -68,7 +68,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     if (injected) return injected;
     let c = clients.get(chain.name);
     if (!c) {
-      c = createChainClient(chain, { onRequest: () => requests++, jsonRpcBatch: !chain.multicall3 });
+      c = createChainClient(chain, { onRequest: () => requests++ });
       clients.set(chain.name, c);
     }
     return c;
