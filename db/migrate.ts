@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { DbHandle } from "./client.js";
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));
 
 /** Applies the drizzle-kit migrations with the migrator of the handle's driver. Idempotent. */
 export async function migrate(handle: DbHandle): Promise<void> {

@@ -5,7 +5,7 @@ import * as v from "valibot";
  * A bad value fails loudly with the variable's name instead of surfacing later as a confusing runtime error.
  */
 
-export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const intFrom = (name: string, min: number, max: number) =>

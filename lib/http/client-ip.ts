@@ -23,7 +23,7 @@ export function trustedClientIp(request: Request, options: { onVercel: boolean }
 }
 
 /** A syntactically valid IP with IPv4-mapped IPv6 (`::ffff:1.2.3.4`, what node reports on dual-stack) unwrapped. */
-export function normaliseIp(value: string | null | undefined): string | undefined {
+function normaliseIp(value: string | null | undefined): string | undefined {
   const ip = value?.trim();
   if (!ip) return undefined;
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);

@@ -16,9 +16,9 @@ import { createTcpStore, redact } from "./rate-limit-tcp.js";
  * It never turns a store outage into a site outage: an error or a slow answer lets the request through (fail
  * open), is logged, and is counted (rateLimitFailures()).
  */
-export const WINDOW_SECONDS = 60;
+const WINDOW_SECONDS = 60;
 /** The longest the limiter may delay a request; after that the request passes (the library's own race). */
-export const STORE_TIMEOUT_MS = 1000;
+const STORE_TIMEOUT_MS = 1000;
 
 /** A counted request; `reset` is when the current window ends (epoch milliseconds). */
 type Counted<S extends "allowed" | "limited"> = {

@@ -4,7 +4,7 @@ import { ApiError } from "./errors.js";
 import { withSecurityHeaders } from "./security-headers.js";
 import { statusText } from "./status-text.js";
 
-export const JSON_TYPE = "application/json; charset=utf-8";
+const JSON_TYPE = "application/json; charset=utf-8";
 export const GEOJSON_TYPE = "application/geo+json; charset=utf-8";
 
 /** Big integers serialise as exact decimal strings; JSON has no lossless number for them. */

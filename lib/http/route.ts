@@ -19,7 +19,7 @@ export type RouteOptions = {
 };
 
 /** Data changes about once a minute (the sync cron), so the CDN may serve a response for 30 s, then revalidate. */
-export const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revalidate=30";
+const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revalidate=30";
 
 /**
  * Wraps a route handler with what every route shares: access (rate limit or restricted-endpoint auth, before the

@@ -5,7 +5,7 @@ import { errorResponse } from "../http/respond.js";
 import type { Router } from "./router.js";
 
 /** Request bodies larger than this are refused before a handler sees them (the platform has a limit too). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Serves the router over node:http, converting to and from Web Request/Response as the platform does.

@@ -51,7 +51,7 @@ export function bboxCondition(b: Bbox): SQL {
   return sql`(${boxOverlaps(b.minLon, b.minLat, 180, b.maxLat)} or ${boxOverlaps(-180, b.minLat, b.maxLon, b.maxLat)})`;
 }
 
-export function timeCondition(t: TimeInterval): SQL {
+function timeCondition(t: TimeInterval): SQL {
   const parts: SQL[] = [sql`${p.eventTimestamp} is not null`];
   if (t.start) parts.push(sql`${p.eventTimestamp} >= ${t.start.toISOString()}::timestamptz`);
   if (t.end) parts.push(sql`${p.eventTimestamp} <= ${t.end.toISOString()}::timestamptz`);

@@ -19,7 +19,7 @@ export async function countProofs(db: Db, filter: ProofFilter, where = whereClau
  * then sorted), instead of walking the order index until enough matches turn up, which for a selective filter
  * (a city-sized bbox among a million proofs) can mean visiting most of the table.
  */
-export const SMALL_RESULT = 5000;
+const SMALL_RESULT = 5000;
 
 /**
  * Exact counts, remembered while the database provably has not changed.

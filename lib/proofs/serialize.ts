@@ -42,5 +42,3 @@ export function serializeProof(row: LocationProofRow) {
     decode_error: row.decodeError,
   };
 }
-
-export type SerializedProof = ReturnType<typeof serializeProof>;

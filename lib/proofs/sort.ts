@@ -18,7 +18,7 @@ export type SortField = keyof typeof SORTABLE;
 export type SortSpec = { field: SortField; descending: boolean };
 
 /** Newest first: the default order of every list. */
-export const DEFAULT_SORT: SortSpec[] = [{ field: "event_timestamp", descending: true }];
+const DEFAULT_SORT: SortSpec[] = [{ field: "event_timestamp", descending: true }];
 
 /**
  * ORDER BY for a sort, always completed by the primary key (uid, chain_id) so the order is total and offset paging

@@ -6,9 +6,9 @@ import { findProofByUid, pageAndCount } from "../proofs/query.js";
 import { serializeProof } from "../proofs/serialize.js";
 import { LIST_DEFAULT_LIMIT, type ListQuery } from "./list-params.js";
 
-export const LIST_PATH = "/api/v0/location-proofs";
+const LIST_PATH = "/api/v0/location-proofs";
 
-export function listFilter(q: ListQuery): ProofFilter {
+function listFilter(q: ListQuery): ProofFilter {
   const times: TimeInterval[] = [];
   if (q.fromTimestamp || q.toTimestamp) {
     times.push({
