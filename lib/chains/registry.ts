@@ -93,6 +93,9 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
 
 export const CHAIN_NAMES = CHAIN_DEFINITIONS.map((c) => c.name);
 
+/** The local anvil's chain id (what lib/devnet starts it with). */
+export const DEVNET_CHAIN_ID = CHAIN_DEFINITIONS.find((c) => c.name === "devnet")!.chainId;
+
 /** A chain as configured: its definition with environment overrides applied. */
 export type ChainConfig = ChainDefinition & { rpcUrls: string[]; enabled: boolean };
 

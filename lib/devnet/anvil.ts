@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { DEVNET_CHAIN_ID } from "../chains/registry.js";
 
 export type AnvilOptions = {
   port: number;
@@ -35,7 +36,7 @@ export async function spawnAnvil(options: AnvilOptions): Promise<AnvilProcess> {
     "--port",
     String(options.port),
     "--chain-id",
-    "31337",
+    String(DEVNET_CHAIN_ID),
     "--gas-limit",
     String(options.gasLimit ?? 1_000_000_000n),
     "--silent",

@@ -4,6 +4,7 @@ import {
   createPublicClient,
   createWalletClient,
   getAddress,
+  getContractAddress,
   type Hex,
   http,
   parseEventLogs,
@@ -11,6 +12,7 @@ import {
   zeroHash,
 } from "viem";
 import { easAbi } from "../chains/eas-abi.js";
+import { DEVNET_CHAIN_ID, MULTICALL3_ADDRESS } from "../chains/registry.js";
 import { LOCATION_SCHEMA, LOCATION_SCHEMA_UID } from "../chains/schema.js";
 
 /** anvil's first two default accounts (unlocked, so eth_sendTransaction needs no key here). */
@@ -28,7 +30,7 @@ function artifact(name: "EAS" | "SchemaRegistry"): Artifact {
 }
 
 const chain = (rpcUrl: string) => ({
-  id: 31337,
+  id: DEVNET_CHAIN_ID,
   name: "devnet",
   nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
   rpcUrls: { default: { http: [rpcUrl] } },
@@ -102,7 +104,6 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
     eas = r2.contractAddress!;
   } else {
     // Restored state: the contracts are where nonces 0 and 1 put them.
-    const { getContractAddress } = await import("viem");
     schemaRegistry = getContractAddress({ from: DEVNET_ACCOUNTS[0]!, nonce: 0n });
     eas = getContractAddress({ from: DEVNET_ACCOUNTS[0]!, nonce: 1n });
     if (!(await publicClient.getCode({ address: eas })))
@@ -128,11 +129,9 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
   return { eas: getAddress(eas), schemaRegistry: getAddress(schemaRegistry), schemaUid: LOCATION_SCHEMA_UID };
 }
 
-export const MULTICALL3: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
-
 /** Multicall3 is not on anvil: run its creation code in an eth_call to get the runtime code, then anvil_setCode. */
 async function placeMulticall3({ publicClient }: Clients): Promise<void> {
-  if (await publicClient.getCode({ address: MULTICALL3 })) return;
+  if (await publicClient.getCode({ address: MULTICALL3_ADDRESS })) return;
   const { readFileSync } = await import("node:fs");
   const require = createRequire(import.meta.url);
   // viem ships Multicall3's creation code (for deployless calls) but does not export it.
@@ -141,7 +140,10 @@ async function placeMulticall3({ publicClient }: Clients): Promise<void> {
   if (!creation) throw new Error("Multicall3 bytecode not found in viem");
   const { data } = await publicClient.call({ data: creation as Hex });
   if (!data) throw new Error("Multicall3 creation code returned no runtime code");
-  await publicClient.request({ method: "anvil_setCode" as never, params: [MULTICALL3, data] as never });
+  await publicClient.request({
+    method: "anvil_setCode" as never,
+    params: [MULTICALL3_ADDRESS, data] as never,
+  });
 }
 
 /** One attestation request: schema data plus optional recipient. */

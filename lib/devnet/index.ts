@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import type { Address, Hex } from "viem";
+import { DEVNET_CHAIN_ID } from "../chains/registry.js";
 import { spawnAnvil } from "./anvil.js";
 import { deployEas } from "./eas.js";
 import { seedDevnet } from "./seed.js";
@@ -40,7 +41,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   try {
     const deployment = await deployEas(anvil.rpcUrl);
     const seeded = options.seed && !restored ? (await seedDevnet(anvil.rpcUrl, deployment.eas)).uids : [];
-    return { rpcUrl: anvil.rpcUrl, chainId: 31337, ...deployment, seeded, stop: anvil.stop };
+    return { rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, ...deployment, seeded, stop: anvil.stop };
   } catch (error) {
     await anvil.stop();
     throw error;
