@@ -1,8 +1,7 @@
 import { parseQuery } from "../../lib/http/query.js";
 import { route } from "../../lib/http/route.js";
-import { negotiateFormat } from "../../lib/ogc/format.js";
-import { FORMAT_ONLY } from "../../lib/ogc/items-params.js";
-import { conformanceResource } from "../../lib/ogc/resources.js";
+import { conformanceResource } from "../../lib/ogc/conformance.js";
+import { FORMAT_ONLY, negotiateFormat } from "../../lib/ogc/format.js";
 
 export { preflight as OPTIONS } from "../../lib/http/cors.js";
 

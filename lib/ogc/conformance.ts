@@ -1,3 +1,7 @@
+import type { Format } from "./format.js";
+import { conformanceHtml } from "./html/views.js";
+import { hrefFor, ogcResponse } from "./respond.js";
+
 /**
  * The conformance classes this service implements fully, and no others (peers.md: no invented URIs). Part 3
  * (Filtering) and CQL2 classes are declared only where every requirement is met: queryables, the filter parameter,
@@ -20,3 +24,6 @@ export const CONFORMANCE_CLASSES = [
 ] as const;
 
 export const conformanceDocument = () => ({ conformsTo: [...CONFORMANCE_CLASSES] });
+
+export const conformanceResource = (request: Request, format: Format) =>
+  ogcResponse(format, conformanceDocument(), (doc) => conformanceHtml(doc, hrefFor(request)));

@@ -6,6 +6,9 @@ export type Format = "json" | "html";
 /** `f` query parameter: an explicit choice that wins over the Accept header. */
 export const formatParam = v.picklist(["json", "html"], "f must be json or html");
 
+/** The single-feature and metadata resources take only `f`. */
+export const FORMAT_ONLY = { f: v.optional(formatParam) };
+
 /**
  * `f` wins; otherwise Accept decides: HTML only when the client asks for text/html before any JSON type (browsers
  * do; GDAL, QGIS, curl and fetch() do not), so a client that accepts both with `*` still gets JSON.

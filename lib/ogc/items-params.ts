@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import { CHAIN_NAMES } from "../chains/registry.js";
 import { addressParam, bboxParam, chainListParam, datetimeParam, integerParam } from "../params.js";
-import { OGC_MAX_LIMIT } from "../v0/service-info.js";
 import { FILTER_LANGS } from "./cql2/index.js";
 import { formatParam } from "./format.js";
-import { CRS84 } from "./vocabulary.js";
+import { CRS84, OGC_MAX_LIMIT } from "./vocabulary.js";
 
 /**
  * `limit`: a whole number ≥ 1. Above the maximum it is served as the maximum (Part 1, 7.15.3, recommendation:
@@ -46,6 +45,3 @@ export const ITEMS_PARAMS = {
 };
 
 export type ItemsQuery = v.InferOutput<v.ObjectSchema<typeof ITEMS_PARAMS, undefined>>;
-
-/** The single-feature and metadata resources take only `f`. */
-export const FORMAT_ONLY = { f: v.optional(formatParam) };

@@ -6,13 +6,12 @@ import { log } from "../log.js";
 import { uidParam } from "../params.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import { findProofByUid, pageAndCount } from "../proofs/query.js";
-import { OGC_DEFAULT_LIMIT } from "../v0/service-info.js";
 import { cql2Filter } from "./cql2/index.js";
 import { type OgcFeature, toFeature } from "./feature.js";
 import type { Format } from "./format.js";
 import type { ItemsQuery } from "./items-params.js";
 import { parseSortby } from "./sortby.js";
-import { type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
+import { type Link, MEDIA, OGC_DEFAULT_LIMIT, PATHS, REL } from "./vocabulary.js";
 
 /**
  * The OGC collection holds every indexed proof, revoked ones included: a feature's `revoked` property says which,

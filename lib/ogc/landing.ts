@@ -1,6 +1,8 @@
 import { absoluteUrl } from "../http/links.js";
 import { SERVICE_NAME } from "../version.js";
 import type { Format } from "./format.js";
+import { landingHtml } from "./html/views.js";
+import { ogcResponse } from "./respond.js";
 import { type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
 
 /** GET /api/ogc: title, description and the links a client starts from (Part 1, 7.2). */
@@ -38,3 +40,6 @@ export function landingDocument(request: Request, format: Format) {
     links,
   };
 }
+
+export const landingResource = (request: Request, format: Format) =>
+  ogcResponse(format, landingDocument(request, format), landingHtml);

@@ -1,10 +1,12 @@
 import { CHAIN_NAMES } from "../chains/registry.js";
 import { baseUrl } from "../http/links.js";
 import { SORTABLE } from "../proofs/sort.js";
-import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "../v0/service-info.js";
 import { VERSION } from "../version.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
-import { COLLECTION_ID, CRS84, MEDIA, OGC_BASE } from "./vocabulary.js";
+import type { Format } from "./format.js";
+import { apiHtml } from "./html/views.js";
+import { hrefFor, ogcResponse } from "./respond.js";
+import { COLLECTION_ID, CRS84, MEDIA, OGC_BASE, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
 
 type Param = Record<string, unknown>;
 
@@ -244,3 +246,11 @@ export function openApiDocument(request: Request) {
     },
   };
 }
+
+export const apiResource = (request: Request, format: Format) =>
+  ogcResponse(
+    format,
+    openApiDocument(request),
+    (doc) => apiHtml(doc as never, hrefFor(request)),
+    MEDIA.openapi,
+  );

@@ -1,5 +1,8 @@
 import type { AnyColumn } from "drizzle-orm";
 import { locationProofs as p } from "../../db/schema.js";
+import type { Format } from "./format.js";
+import { queryablesHtml } from "./html/views.js";
+import { hrefFor, ogcResponse } from "./respond.js";
 import type { Link } from "./vocabulary.js";
 import { CRS84, MEDIA, PATHS, REL } from "./vocabulary.js";
 
@@ -73,3 +76,11 @@ export function queryablesDocument(href: (path: string) => string) {
     links,
   };
 }
+
+export const queryablesResource = (request: Request, format: Format) =>
+  ogcResponse(
+    format,
+    queryablesDocument(hrefFor(request)),
+    (doc) => queryablesHtml(doc as Parameters<typeof queryablesHtml>[0], hrefFor(request)),
+    MEDIA.schema,
+  );

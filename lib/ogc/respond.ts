@@ -1,3 +1,4 @@
+import { absoluteUrl } from "../http/links.js";
 import { etagOf, json, stringify } from "../http/respond.js";
 import type { Format } from "./format.js";
 import { htmlResponse } from "./html/page.js";
@@ -23,3 +24,6 @@ export function ogcResponse<T>(
   }
   return json(doc, { headers, ...(contentType ? { contentType: `${contentType}; charset=utf-8` } : {}) });
 }
+
+/** Absolute links for the HTML views. */
+export const hrefFor = (request: Request) => (path: string) => absoluteUrl(request, path);

@@ -50,3 +50,7 @@ export const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
 
 /** The trs of the temporal extent: the Gregorian calendar (OGC API - Features Part 1, 7.14.4). */
 export const GREGORIAN = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian";
+
+/** OGC items page size: the default, and the maximum (larger limits are served as this). */
+export const OGC_DEFAULT_LIMIT = 10;
+export const OGC_MAX_LIMIT = 1000;

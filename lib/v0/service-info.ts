@@ -6,11 +6,9 @@ import { getConfig } from "../config.js";
 import { serviceUnavailable } from "../http/errors.js";
 import { absoluteUrl } from "../http/links.js";
 import { getRateLimiter, rateLimitFailures } from "../http/rate-limit.js";
+import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "../ogc/vocabulary.js";
 import { SERVICE_NAME, VERSION } from "../version.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./list-params.js";
-
-export const OGC_DEFAULT_LIMIT = 10;
-export const OGC_MAX_LIMIT = 1000;
 
 /** GET /: what this service is and where everything lives. */
 export function rootInfo(request: Request) {

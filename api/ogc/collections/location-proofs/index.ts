@@ -1,7 +1,6 @@
 import { parseQuery } from "../../../../lib/http/query.js";
 import { route } from "../../../../lib/http/route.js";
-import { negotiateFormat } from "../../../../lib/ogc/format.js";
-import { FORMAT_ONLY } from "../../../../lib/ogc/items-params.js";
+import { FORMAT_ONLY, negotiateFormat } from "../../../../lib/ogc/format.js";
 import { collectionResource } from "../../../../lib/ogc/resources.js";
 
 export { preflight as OPTIONS } from "../../../../lib/http/cors.js";
