@@ -10,7 +10,6 @@ import { type ChainRunResult, createChainSync, type Trigger } from "./chain-sync
 import { type SyncOptions, syncOptions } from "./options.js";
 import { reconcileRevocations } from "./revocations.js";
 import { chainStatus } from "./status.js";
-import { ensureState } from "./store.js";
 
 export type SyncServiceDeps = {
   db: Db;
@@ -155,8 +154,21 @@ export function createSyncService(deps: SyncServiceDeps) {
     };
   }
 
+  /** Creates the missing sync_state rows of every configured chain: one statement, no reads. */
+  const ensureRows = async () => {
+    if (chains.length === 0) return;
+    await db
+      .insert(syncState)
+      .values(chains.map((c) => ({ chainId: c.chainId, chain: c.name })))
+      .onConflictDoNothing();
+  };
+
   async function worker() {
-    await Promise.all(chains.map((c) => ensureState(db, c)));
+    await ensureRows();
+    return readWorker();
+  }
+
+  async function readWorker() {
     const rows = await db.select().from(syncState).orderBy(syncState.chain);
     const byId = new Map(rows.map((r) => [r.chainId, r]));
     const list = chains.map((c) => ({
@@ -178,7 +190,7 @@ export function createSyncService(deps: SyncServiceDeps) {
   /** Pauses or resumes the background (cron) worker for some chains or all of them; persisted. */
   async function setWorker(action: "pause" | "resume", names?: readonly string[]) {
     const targets = names?.length ? chains.filter((c) => names.includes(c.name)) : chains;
-    await Promise.all(targets.map((c) => ensureState(db, c)));
+    await ensureRows();
     await db
       .update(syncState)
       .set(action === "pause" ? { paused: true, pausedAt: sql`now()` } : { paused: false, pausedAt: null })
@@ -188,7 +200,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           targets.map((c) => c.chainId),
         ),
       );
-    return worker();
+    return readWorker();
   }
 
   return { chains, enabled, sync, status, reconcile, worker, setWorker };
