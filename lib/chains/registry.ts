@@ -138,7 +138,3 @@ function intOverride(env: Record<string, string | undefined>, key: string, fallb
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${key} must be a whole number`);
   return Number(raw);
 }
-
-export function chainByName(configs: readonly ChainConfig[], name: string): ChainConfig | undefined {
-  return configs.find((c) => c.name === name);
-}

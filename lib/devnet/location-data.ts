@@ -1,5 +1,5 @@
-import { encodeAbiParameters, type Hex, parseAbiParameters } from "viem";
-import { LOCATION_SCHEMA } from "../chains/schema.js";
+import { encodeAbiParameters, type Hex } from "viem";
+import { locationSchemaParams } from "../sync/decode-attestation.js";
 
 export type LocationProofInput = {
   /** Unix seconds; 0 = absent */
@@ -13,8 +13,6 @@ export type LocationProofInput = {
   mediaData?: string[];
   memo?: string;
 };
-
-export const locationSchemaParams = parseAbiParameters(LOCATION_SCHEMA);
 
 /** ABI-encodes a location proof as the schema's attestation data (what any EAS client sends). */
 export function encodeLocationProof(p: LocationProofInput): Hex {

@@ -6,7 +6,7 @@ import { encodeLocationProof, type LocationProofInput } from "./location-data.js
  * A realistic mix of location proofs, as seen on the public chains: every encoding, zero coordinates, lat-lon pairs,
  * polygons, WKT, geohash, proofs without valid coordinates, undecodable data (EAS accepts any bytes), some revoked.
  */
-export function seedProofInputs(
+function seedProofInputs(
   now = Math.floor(Date.now() / 1000),
 ): { input: LocationProofInput | Hex; revoke?: boolean }[] {
   const t = (minutesAgo: number) => BigInt(now - minutesAgo * 60);

@@ -96,7 +96,7 @@ function fromGeometry(candidate: unknown): DecodedLocation {
 }
 
 /** "lon, lat", "lon lat", "[lon, lat]", "(lon, lat)", a JSON array, optionally with a third value (height). */
-export function parsePair(text: string): number[] | undefined {
+function parsePair(text: string): number[] | undefined {
   let s = text.trim();
   if (/^\[.*\]$/.test(s) || /^\(.*\)$/.test(s)) s = s.slice(1, -1).trim();
   const parts = s.split(/\s*,\s*|\s+/).filter((p) => p !== "");

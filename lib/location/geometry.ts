@@ -64,7 +64,7 @@ export function validGeometry(g: unknown, depth = 0): Geometry | undefined {
   }
 }
 
-export function allPositions(g: Geometry): Position[] {
+function allPositions(g: Geometry): Position[] {
   switch (g.type) {
     case "Point":
       return [g.coordinates];

@@ -332,8 +332,6 @@ export function createChainSync(deps: ChainSyncDeps) {
   return { run };
 }
 
-export type ChainSync = ReturnType<typeof createChainSync>;
-
 /** One line for the run history and the response: the error's name, short message and the RPC detail, if any. */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

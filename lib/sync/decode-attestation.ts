@@ -19,7 +19,8 @@ export type OnchainAttestation = {
 
 export type LogPosition = { blockNumber: number; blockHash: Hex; txHash: Hex; logIndex: number };
 
-const params = parseAbiParameters(LOCATION_SCHEMA);
+/** The schema's ABI parameters (decoding here; lib/devnet encodes with the same). */
+export const locationSchemaParams = parseAbiParameters(LOCATION_SCHEMA);
 /** The largest instant a JS Date (and PostgreSQL's timestamptz) holds, in seconds. */
 const MAX_DATE_SECONDS = 8_640_000_000_000n;
 
@@ -58,7 +59,7 @@ export function attestationRow(
   };
   let decoded: readonly unknown[];
   try {
-    decoded = decodeAbiParameters(params, Buffer.from(a.data.slice(2), "hex"));
+    decoded = decodeAbiParameters(locationSchemaParams, Buffer.from(a.data.slice(2), "hex"));
   } catch (error) {
     const message = (error as { shortMessage?: string }).shortMessage ?? String(error);
     return { ...base, decodeError: clean(message).slice(0, 500) };

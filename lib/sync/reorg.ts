@@ -1,10 +1,7 @@
 import type { ChainClient } from "../chains/client.js";
 
 /** Whether the chain still has `hash` at `number`; a block above the head (anvil_rollback) is not canonical. */
-export async function isCanonical(
-  client: ChainClient,
-  block: { number: number; hash: string },
-): Promise<boolean> {
+async function isCanonical(client: ChainClient, block: { number: number; hash: string }): Promise<boolean> {
   try {
     const b = await client.getBlock({ blockNumber: BigInt(block.number) });
     return b.hash?.toLowerCase() === block.hash.toLowerCase();
