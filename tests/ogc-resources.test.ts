@@ -47,6 +47,19 @@ describe("landing page", () => {
     expect(res.body.links[0].href).toBe("https://maps.example.org/api/ogc");
   });
 
+  it("weighs Accept by q: q=0 refuses a type, a higher q wins, equal q goes to the first listed", async () => {
+    const typeFor = async (accept: string) =>
+      (await app.request("/api/ogc", { headers: { accept } })).headers.get("content-type");
+    expect(await typeFor("text/html;q=0, application/json")).toMatch(/^application\/json/);
+    expect(await typeFor("text/html;q=0")).toMatch(/^application\/json/);
+    expect(await typeFor("text/html, application/json;q=0")).toMatch(/^text\/html/);
+    expect(await typeFor("application/json;q=0.5, text/html")).toMatch(/^text\/html/);
+    expect(await typeFor("text/html;q=0.4, application/json;q=0.9")).toMatch(/^application\/json/);
+    expect(await typeFor("application/json, text/html")).toMatch(/^application\/json/);
+    expect(await typeFor("text/html, application/json")).toMatch(/^text\/html/);
+    expect(await typeFor("*/*")).toMatch(/^application\/json/);
+  });
+
   it("serves HTML for f=html and for a browser's Accept header; f=json wins over Accept", async () => {
     const html = await app.get("/api/ogc?f=html");
     expect(html.headers.get("content-type")).toMatch(/^text\/html/);

@@ -10,14 +10,26 @@ export const formatParam = v.picklist(["json", "html"], "f must be json or html"
 export const FORMAT_ONLY = { f: v.optional(formatParam) };
 
 /**
- * `f` wins; otherwise Accept decides: HTML only when the client asks for text/html before any JSON type (browsers
- * do; GDAL, QGIS, curl and fetch() do not), so a client that accepts both with `*` still gets JSON.
+ * `f` wins; otherwise Accept decides: HTML only when the client prefers text/html to every JSON type (higher q, or
+ * the same q and listed first). Browsers do; GDAL, QGIS, curl and fetch() do not, and wildcards never
+ * count, so a client that accepts both with a wildcard still gets JSON. A range with q=0 is refused, never chosen.
  */
 export function negotiateFormat(request: Request, f: Format | undefined): Format {
   if (f) return f;
-  const accept = (request.headers.get("accept") ?? "").toLowerCase();
-  const html = accept.indexOf("text/html");
-  if (html < 0) return "json";
-  const jsonAt = [accept.indexOf("json")].filter((i) => i >= 0);
-  return jsonAt.length === 0 || html < jsonAt[0]! ? "html" : "json";
+  const ranges = (request.headers.get("accept") ?? "")
+    .toLowerCase()
+    .split(",")
+    .map((range, at) => {
+      const [type = "", ...params] = range.split(";").map((s) => s.trim());
+      const q = params.find((p) => p.startsWith("q="));
+      const weight = q === undefined ? 1 : Number(q.slice(2));
+      return { type, q: Number.isFinite(weight) ? weight : 0, at };
+    })
+    .filter((r) => r.q > 0);
+  const best = (match: (type: string) => boolean) =>
+    ranges.filter((r) => match(r.type)).sort((a, b) => b.q - a.q || a.at - b.at)[0];
+  const html = best((type) => type === "text/html");
+  const json = best((type) => type.includes("json"));
+  if (!html) return "json";
+  return !json || html.q > json.q || (html.q === json.q && html.at < json.at) ? "html" : "json";
 }
