@@ -50,4 +50,15 @@ describe("cron status codes", () => {
     // POST is the manual trigger of the same job.
     expect((await a.get("/api/cron/sync", { method: "POST", headers: AUTH })).status).toBe(500);
   });
+
+  it("POST /api/sync/revocations follows the same rule: 207 when some chains fail, 500 when all do", async () => {
+    const a = await withChains({ CHAINS: "devnet,sepolia", RPC_URL_SEPOLIA: deadRpc });
+    const some = await a.get("/api/sync/revocations", { method: "POST", headers: AUTH });
+    expect(some.status).toBe(207);
+    const byChain = Object.fromEntries(some.body.chains.map((c: { chain: string }) => [c.chain, c]));
+    expect(byChain.devnet.status).toBe("ok");
+    expect(byChain.sepolia.status).toBe("error");
+    const b = await withChains({ CHAINS: "sepolia", RPC_URL_SEPOLIA: deadRpc });
+    expect((await b.get("/api/sync/revocations", { method: "POST", headers: AUTH })).status).toBe(500);
+  });
 });

@@ -2,14 +2,17 @@ import { parseQuery } from "../../lib/http/query.js";
 import { json } from "../../lib/http/respond.js";
 import { route } from "../../lib/http/route.js";
 import { chainParam } from "../../lib/sync/params.js";
-import { getSyncService } from "../../lib/sync/service.js";
+import { getSyncService, reconcileStatus } from "../../lib/sync/service.js";
 
-/** POST /api/sync/revocations[?chain=a]: full reconciliation of stored non-revoked proofs against EAS. */
+/**
+ * POST /api/sync/revocations[?chain=a]: full reconciliation of stored non-revoked proofs against EAS.
+ * 200 when no chain failed, 207 when some did, 500 when all did (as the sync and cron routes).
+ */
 export const POST = route(
   async (request) => {
     const { chain } = parseQuery(request, { chain: chainParam() });
     const result = await (await getSyncService()).reconcile(chain);
-    return json(result, { status: result.status === "error" ? 500 : 200 });
+    return json(result, { status: reconcileStatus(result) });
   },
   { access: "restricted" },
 );

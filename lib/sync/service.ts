@@ -46,9 +46,17 @@ const toJson = (r: ChainRunResult) => ({
   error: r.error,
 });
 
-/** HTTP status of a sync report: 200 when no chain failed, 207 when some did, 500 when all did. */
+/** The sync routes' HTTP status rule: 200 when no chain failed, 207 when some did, 500 when all did. */
+export const failureStatus = (failed: number, total: number): number =>
+  failed === 0 ? 200 : failed < total ? 207 : 500;
+
+/** HTTP status of a sync report (the rule above). */
 export const reportStatus = (report: SyncReport): number =>
-  report.status === "ok" ? 200 : report.status === "partial_failure" ? 207 : 500;
+  failureStatus(report.failures.length, report.chains.length);
+
+/** HTTP status of a revocation reconciliation: the same rule, over its chains. */
+export const reconcileStatus = (result: { chains: readonly { status: string }[] }): number =>
+  failureStatus(result.chains.filter((c) => c.status === "error").length, result.chains.length);
 
 /**
  * What the sync routes call: runs chains (concurrently, each under its own lease and budget), reports status,
