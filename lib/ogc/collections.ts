@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
 import { absoluteUrl } from "../http/links.js";
 import type { Format } from "./format.js";
-import { COLLECTION_ID, CRS84, GREGORIAN, type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
+import { alternates, COLLECTION_ID, CRS84, GREGORIAN, type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
 
 export type Extent = {
   spatial: { bbox: [number, number, number, number][]; crs: string };
@@ -43,8 +43,7 @@ const DESCRIPTION =
 
 function collectionDocument(request: Request, extent: Extent, format: Format, self: boolean) {
   const href = (path: string, params: Record<string, string> = {}) => absoluteUrl(request, path, params);
-  const [selfType, otherType, otherF] =
-    format === "html" ? [MEDIA.html, MEDIA.json, "json"] : [MEDIA.json, MEDIA.html, "html"];
+  const { selfType, otherType, otherF } = alternates(format, MEDIA.json);
   const links: Link[] = [
     ...(self
       ? [
@@ -91,8 +90,7 @@ export async function getCollection(request: Request, format: Format) {
 /** GET /collections: the one collection, with the same metadata as its own page. */
 export async function getCollections(request: Request, format: Format) {
   const extent = await computeExtent(await getDb());
-  const [selfType, otherType, otherF] =
-    format === "html" ? [MEDIA.html, MEDIA.json, "json"] : [MEDIA.json, MEDIA.html, "html"];
+  const { selfType, otherType, otherF } = alternates(format, MEDIA.json);
   const href = (params: Record<string, string> = {}) => absoluteUrl(request, PATHS.collections, params);
   return {
     links: [

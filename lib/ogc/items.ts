@@ -11,7 +11,7 @@ import { type OgcFeature, toFeature } from "./feature.js";
 import type { Format } from "./format.js";
 import type { ItemsQuery } from "./items-params.js";
 import { parseSortby } from "./sortby.js";
-import { type Link, MEDIA, OGC_DEFAULT_LIMIT, PATHS, REL } from "./vocabulary.js";
+import { alternates, type Link, MEDIA, OGC_DEFAULT_LIMIT, PATHS, REL } from "./vocabulary.js";
 
 /**
  * The OGC collection holds every indexed proof, revoked ones included: a feature's `revoked` property says which,
@@ -58,8 +58,7 @@ export async function getItems(request: Request, q: ItemsQuery, format: Format):
     matched: total,
     returned: features.length,
   });
-  const [selfType, otherType, otherF] =
-    format === "html" ? [MEDIA.html, MEDIA.geojson, "json"] : [MEDIA.geojson, MEDIA.html, "html"];
+  const { selfType, otherType, otherF } = alternates(format, MEDIA.geojson);
   const links: Link[] = [
     { href: linkWith(request, PATHS.items, {}), rel: REL.self, type: selfType, title: "This page" },
     {
@@ -102,8 +101,7 @@ export async function getItem(request: Request, uid: string, format: Format) {
     );
   }
   const path = PATHS.item(row.uid);
-  const [selfType, otherType, otherF] =
-    format === "html" ? [MEDIA.html, MEDIA.geojson, "json"] : [MEDIA.geojson, MEDIA.html, "html"];
+  const { selfType, otherType, otherF } = alternates(format, MEDIA.geojson);
   const links: Link[] = [
     { href: linkWith(request, path, {}, ["uid"]), rel: REL.self, type: selfType, title: "This feature" },
     {

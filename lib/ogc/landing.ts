@@ -3,13 +3,12 @@ import { SERVICE_NAME } from "../version.js";
 import type { Format } from "./format.js";
 import { landingHtml } from "./html/views.js";
 import { ogcResponse } from "./respond.js";
-import { type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
+import { alternates, type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
 
 /** GET /api/ogc: title, description and the links a client starts from (Part 1, 7.2). */
 export function landingDocument(request: Request, format: Format) {
   const href = (path: string, params: Record<string, string> = {}) => absoluteUrl(request, path, params);
-  const [selfType, otherType, otherF] =
-    format === "html" ? [MEDIA.html, MEDIA.json, "json"] : [MEDIA.json, MEDIA.html, "html"];
+  const { selfType, otherType, otherF } = alternates(format, MEDIA.json);
   const links: Link[] = [
     {
       href: href(PATHS.landing, format === "html" ? { f: "html" } : {}),

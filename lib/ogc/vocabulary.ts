@@ -1,3 +1,5 @@
+import type { Format } from "./format.js";
+
 /**
  * The words of OGC API - Features, in one place (pg_featureserv's "vocabulary" split): paths, media types, link
  * relations and conformance classes. Everything else in lib/ogc builds on these names, so a typo cannot make one
@@ -54,3 +56,16 @@ export const GREGORIAN = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian";
 /** OGC items page size: the default, and the maximum (larger limits are served as this). */
 export const OGC_DEFAULT_LIMIT = 10;
 export const OGC_MAX_LIMIT = 1000;
+
+/**
+ * The media types of a resource's self and alternate links and the `f` that selects the alternate: HTML's
+ * alternate is the JSON encoding (`jsonType`: JSON, or GeoJSON for features), and the other way round.
+ */
+export function alternates(
+  format: Format,
+  jsonType: string = MEDIA.json,
+): { selfType: string; otherType: string; otherF: Format } {
+  return format === "html"
+    ? { selfType: MEDIA.html, otherType: jsonType, otherF: "json" }
+    : { selfType: jsonType, otherType: MEDIA.html, otherF: "html" };
+}
