@@ -1,6 +1,7 @@
 import { decodeAbiParameters, type Hex, parseAbiParameters, zeroHash } from "viem";
 import type { NewLocationProofRow } from "../../db/schema.js";
 import { LOCATION_SCHEMA } from "../chains/schema.js";
+import { locationColumns } from "../location/columns.js";
 import { decodeLocation } from "../location/decode.js";
 
 /** What EAS.getAttestation returns. */
@@ -80,12 +81,6 @@ export function attestationRow(
     mediaType: mediaType.map(clean),
     mediaData: mediaData.map(clean),
     memo: clean(memo),
-    geometry: loc.geometry,
-    longitude: loc.longitude,
-    latitude: loc.latitude,
-    minLon: loc.bbox?.[0] ?? null,
-    minLat: loc.bbox?.[1] ?? null,
-    maxLon: loc.bbox?.[2] ?? null,
-    maxLat: loc.bbox?.[3] ?? null,
+    ...locationColumns(loc),
   };
 }
