@@ -331,6 +331,24 @@ describe("CQL2 text: grammar", () => {
     expect(sqlOf("event_timestamp > '2025-01-31T13:00:00+01:00'")).toEqual(["2025-01-31T12:00:00.000Z"]);
   });
 
+  it("limits IN lists, and reads every parenthesised list alike", () => {
+    const items = (n: number) => Array.from({ length: n }, (_, i) => `'c${i}'`).join(", ");
+    expect(parseCql2(`chain IN (${items(1000)})`)).toMatchObject({ kind: "in" });
+    expect(() => parseCql2(`chain IN (${items(1001)})`)).toThrow(/IN lists are limited to 1000 items/);
+    expect(
+      parseCql2(
+        "S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1, 0 0), (0.2 0.2, 0.3 0.2, 0.2 0.3, 0.2 0.2)))",
+      ),
+    ).toMatchObject({
+      args: [{ kind: "property" }, { kind: "polygon", rings: [{ length: 4 }, { length: 4 }] }],
+    });
+    expect(parseCql2("T_AFTER(event_timestamp, INTERVAL('2025-01-01', DATE('2025-01-02')))")).toMatchObject({
+      args: [{}, { kind: "interval", start: { kind: "date" }, end: { kind: "date" } }],
+    });
+    expect(() => parseCql2("chain IN ('a',)")).toThrow();
+    expect(() => parseCql2("S_INTERSECTS(geometry, BBOX())")).toThrow();
+  });
+
   it("points to the position of a syntax error", () => {
     expect(() => parseCql2("chain = 'a' AND ?")).toThrow(/at character 17/);
   });

@@ -163,15 +163,10 @@ class Parser {
       return { kind: "between", negated, value: left, low, high: this.scalar() };
     }
     if (this.acceptKeyword("in")) {
-      this.expectPunct("(");
-      const list = [this.scalar()];
-      while (this.isPunct(",")) {
-        this.i++;
-        if (list.length >= CQL_LIMITS.listItems)
-          this.fail(`IN lists are limited to ${CQL_LIMITS.listItems} items`);
-        list.push(this.scalar());
-      }
-      this.expectPunct(")");
+      const list = this.parenList(() => this.scalar(), {
+        items: CQL_LIMITS.listItems,
+        message: `IN lists are limited to ${CQL_LIMITS.listItems} items`,
+      });
       return { kind: "in", negated, value: left, list };
     }
     if (this.acceptKeyword("like")) return { kind: "like", negated, value: left, pattern: this.scalar() };
@@ -227,9 +222,9 @@ class Parser {
 
   private date(): DateLit {
     const { value, at } = this.stringArgument("date");
-    const parsed = /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseInstant(value) : undefined;
-    if (!parsed?.start) throw new CqlSyntaxError(`invalid DATE '${value}' (YYYY-MM-DD)`, at);
-    return { kind: "date", start: parsed.start, next: new Date(parsed.start.getTime() + 86_400_000) };
+    const day = dayLit(value);
+    if (!day) throw new CqlSyntaxError(`invalid DATE '${value}' (YYYY-MM-DD)`, at);
+    return day;
   }
 
   private spatial(): Expr {
@@ -249,13 +244,7 @@ class Parser {
       return { kind: "property", name: t.value };
     }
     if (this.acceptKeyword("bbox")) {
-      this.expectPunct("(");
-      const n = [this.number()];
-      while (this.isPunct(",")) {
-        this.i++;
-        n.push(this.number());
-      }
-      this.expectPunct(")");
+      const n = this.parenList(() => this.number());
       // The bbox parameter's rules (lib/params.ts), so BBOX(…) and bbox= cannot disagree.
       const box = checkBbox(n, "BBOX");
       if (typeof box === "string") return this.fail(box);
@@ -268,14 +257,7 @@ class Parser {
       return { kind: "point", lon, lat };
     }
     if (this.acceptKeyword("polygon")) {
-      this.expectPunct("(");
-      const rings = [this.ring()];
-      while (this.isPunct(",")) {
-        this.i++;
-        rings.push(this.ring());
-      }
-      this.expectPunct(")");
-      return { kind: "polygon", rings };
+      return { kind: "polygon", rings: this.parenList(() => this.ring()) };
     }
     if (t.type === "ident" && !RESERVED.has(t.value.toLowerCase())) {
       this.i++;
@@ -287,14 +269,20 @@ class Parser {
   private vertices = 0;
 
   private ring(): [number, number][] {
+    return this.parenList(() => this.position());
+  }
+
+  /** `( item {, item} )`: one or more items; with `max`, more than `max.items` fails with `max.message`. */
+  private parenList<T>(item: () => T, max?: { items: number; message: string }): T[] {
     this.expectPunct("(");
-    const ring = [this.position()];
+    const list = [item()];
     while (this.isPunct(",")) {
       this.i++;
-      ring.push(this.position());
+      if (max && list.length >= max.items) this.fail(max.message);
+      list.push(item());
     }
     this.expectPunct(")");
-    return ring;
+    return list;
   }
 
   private position(): [number, number] {
@@ -361,14 +349,18 @@ class Parser {
     this.i++;
     const value = (t as { value: string }).value;
     if (value === "..") return undefined;
-    if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-      const day = parseInstant(value);
-      if (day?.start)
-        return { kind: "date", start: day.start, next: new Date(day.start.getTime() + 86_400_000) };
-    } else {
-      const instant = rfc3339(value);
-      if (instant) return { kind: "timestamp", value: instant };
-    }
+    const day = dayLit(value);
+    if (day) return day;
+    const instant = rfc3339(value);
+    if (instant) return { kind: "timestamp", value: instant };
     throw new CqlSyntaxError(`invalid INTERVAL end '${value}'`, t.at);
   }
+}
+
+/** A DATE: YYYY-MM-DD, a possible day, which covers [start, next) in UTC. */
+function dayLit(value: string): DateLit | undefined {
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseInstant(value) : undefined;
+  return day?.start
+    ? { kind: "date", start: day.start, next: new Date(day.start.getTime() + 86_400_000) }
+    : undefined;
 }
