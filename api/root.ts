@@ -1,15 +1,10 @@
+import { FORMAT_ONLY, negotiateFormat } from "../lib/http/format.js";
 import { parseQuery } from "../lib/http/query.js";
-import { json } from "../lib/http/respond.js";
 import { route } from "../lib/http/route.js";
-import { rootInfo } from "../lib/v0/service-info.js";
+import { rootResource } from "../lib/v0/root.js";
 
-export { preflight as OPTIONS } from "../lib/http/cors.js";
-
-// Served at / (vercel.json rewrite).
-export const GET = route(
-  async (request) => {
-    parseQuery(request, {});
-    return json(rootInfo(request));
-  },
-  { access: "public" },
-);
+// Served at / (vercel.json rewrite): JSON for API clients, the home page for a browser (Accept, or f=html).
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => rootResource(request, negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f)),
+});

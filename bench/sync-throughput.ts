@@ -13,7 +13,7 @@
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { connect, type DbHandle } from "../db/client.js";
+import { connect, type DbHandle, MAINTENANCE_BUDGETS } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { openPglite } from "../db/pglite.js";
 import { loadConfig } from "../lib/config.js";
@@ -41,7 +41,7 @@ async function openDb(): Promise<{ handle: DbHandle; drop: () => Promise<void> }
   await admin.query(`create database ${BENCH_DB}`);
   const url = new URL(server);
   url.pathname = `/${BENCH_DB}`;
-  const handle = await connect(url.toString(), "pg");
+  const handle = await connect(url.toString(), "pg", MAINTENANCE_BUDGETS);
   await migrate(handle);
   return {
     handle,

@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { connect, type DbHandle, setDatabase } from "../db/client.js";
+import { connect, type DbHandle, MAINTENANCE_BUDGETS, setDatabase } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { openPglite } from "../db/pglite.js";
 import { loadConfig, setConfig } from "../lib/config.js";
@@ -66,7 +66,7 @@ await admin.query("drop database if exists lpqs_bench_v0 with (force)");
 await admin.query("create database lpqs_bench_v0");
 const url = new URL(server);
 url.pathname = "/lpqs_bench_v0";
-const handle = await connect(url.toString(), "pg");
+const handle = await connect(url.toString(), "pg", MAINTENANCE_BUDGETS);
 await migrate(handle);
 await measure("PostgreSQL", handle);
 await handle.close();

@@ -1,5 +1,8 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { ConfigError, getConfig } from "../lib/config.js";
+import { type Config, ConfigError, getConfig, requireDatabaseUrl } from "../lib/config.js";
+import { DatabaseTimeoutError, isDatabaseOutage } from "./errors.js";
 import * as schema from "./schema.js";
 
 /** The Drizzle database every module takes; the same for PGlite, node-postgres and Neon. */
@@ -25,33 +28,216 @@ export function driverFor(url: string, override?: string): "pg" | "neon" {
   return host.endsWith(".neon.tech") || host.endsWith(".neon.build") ? "neon" : "pg";
 }
 
+export type DatabaseBudgets = Config["database"];
+
+/**
+ * The client-side deadline is the server's statement_timeout plus this: a database that answers cancels the
+ * statement itself (the connection stays healthy and is reused); one that does not answer at all (a stalled network,
+ * a frozen server) is given up on by the client, which destroys the connection.
+ */
+export const DEADLINE_MARGIN_MS = 1000;
+
+/**
+ * For migrations and bulk loads (scripts, benchmarks, the test template): an index build over a large table can
+ * take minutes. Never used by a route.
+ */
+export const MAINTENANCE_BUDGETS: DatabaseBudgets = {
+  connectTimeoutMs: 10_000,
+  statementTimeoutMs: 600_000,
+  syncStatementTimeoutMs: 600_000,
+};
+
+/** The name our connections carry in pg_stat_activity (the fault test counts them by it). */
+export const APPLICATION_NAME = "location-proof-query-service";
+
+/** A longer statement budget for the queries run inside transactionWithBudget(); absent: the public budget. */
+const statementBudget = new AsyncLocalStorage<number>();
+
+type AnyClient = {
+  query(...args: unknown[]): unknown;
+  emit(event: string, ...args: unknown[]): boolean;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
+  connection?: { stream?: { destroy(): void } };
+};
+
+/**
+ * A node-postgres Client class (or Neon's, which is the same code) whose every query has a client-side deadline:
+ * when it passes, the socket is destroyed, so the statement fails with a DatabaseTimeoutError, the client is no
+ * longer queryable and the pool drops it on release — never reused, even when Drizzle releases a transaction's
+ * client without an error. node-postgres' own `query_timeout` leaves the client in place, stuck behind the statement
+ * it gave up on, which is how a stalled database used to wedge the pool until a restart.
+ */
+function withDeadline<C extends new (...args: any[]) => AnyClient>(Base: C, budgets: DatabaseBudgets): C {
+  return class DeadlineClient extends Base {
+    /** Set when a deadline fired: every error this connection reports from then on is this one. */
+    private expired: DatabaseTimeoutError | undefined;
+
+    constructor(...args: any[]) {
+      super(...args);
+      // A connection that ends under a checked-out client emits 'error'; the statement in flight already gets it,
+      // and with no listener the event would crash the process.
+      this.on("error", () => {});
+    }
+
+    // The pool hears of a broken connection through this event before the query callback runs: it must carry the
+    // deadline's error, not the "Connection terminated unexpectedly" that destroying the socket causes.
+    override emit(event: string, ...args: unknown[]): boolean {
+      if (event === "error" && this.expired) args[0] = this.expired;
+      return (super.emit as (event: string, ...args: unknown[]) => boolean)(event, ...args);
+    }
+
+    override query(...args: unknown[]): unknown {
+      const ms = (statementBudget.getStore() ?? budgets.statementTimeoutMs) + DEADLINE_MARGIN_MS;
+      const timer = setTimeout(() => {
+        this.expired = new DatabaseTimeoutError(
+          `the database did not answer within ${ms} ms; connection discarded`,
+        );
+        this.connection?.stream?.destroy();
+      }, ms);
+      const settle = (error: unknown) => {
+        clearTimeout(timer);
+        return error && this.expired ? this.expired : error;
+      };
+      const at = args.findIndex((a) => typeof a === "function");
+      if (at >= 0) {
+        const callback = args[at] as (error: unknown, result?: unknown) => void;
+        args[at] = (error: unknown, result?: unknown) => callback(settle(error), result);
+        return super.query(...args);
+      }
+      const result = super.query(...args) as Promise<unknown> | undefined;
+      if (result && typeof result.then === "function") {
+        return result.then(
+          (value) => {
+            settle(undefined);
+            return value;
+          },
+          (error) => {
+            throw settle(error);
+          },
+        );
+      }
+      // A query object carrying its own callback (not used by Drizzle): its caller owns the wait.
+      clearTimeout(timer);
+      return result;
+    }
+  };
+}
+
+/** Pool options both drivers share: the connection wait (new or from a full pool) is bounded, idle ones expire. */
+const poolOptions = (url: string, budgets: DatabaseBudgets) => ({
+  connectionString: url,
+  max: 5,
+  connectionTimeoutMillis: budgets.connectTimeoutMs,
+  idleTimeoutMillis: 10_000,
+  application_name: APPLICATION_NAME,
+});
+
 /**
  * Opens a server database. The drivers are imported lazily so a function only loads the one it uses.
  * PGlite is not reachable from here on purpose: it is injected (db/pglite.ts) by the dev server and tests, so it
  * is never traced into a deployed function.
+ *
+ * Every wait is bounded (README, "Database timeouts"): the connection (`connectTimeoutMs`, also the wait for a free
+ * pool slot), each statement (server-side `statement_timeout` where the driver can send it, and always the
+ * client-side deadline above), and a dead peer under an idle connection (TCP keepalive, node-postgres).
  */
-export async function connect(url: string, override?: string): Promise<DbHandle> {
+export async function connect(
+  url: string,
+  override?: string,
+  budgets: DatabaseBudgets = getConfig().database,
+): Promise<DbHandle> {
   if (driverFor(url, override) === "neon") {
-    const [{ Pool, neonConfig }, { drizzle }, ws] = await Promise.all([
+    const [{ Pool, Client, neonConfig }, { drizzle }, ws] = await Promise.all([
       import("@neondatabase/serverless"),
       import("drizzle-orm/neon-serverless"),
       import("ws"),
     ]);
     // Node 20 has no global WebSocket; Neon's Pool needs one for transactions (the sync engine uses them).
     neonConfig.webSocketConstructor ??= ws.default as unknown as typeof WebSocket;
-    const pool = new Pool({ connectionString: url, max: 5 });
+    // No statement_timeout startup parameter here: Neon's pooled endpoint (PgBouncer, transaction mode) refuses
+    // startup parameters it does not know. The client deadline applies; the server-side limit is set on the role
+    // (README) and by SET LOCAL in the sync engine's transactions.
+    const DeadlinePool = class extends Pool {
+      constructor(options: ConstructorParameters<typeof Pool>[0]) {
+        super(options);
+        // Neon's Pool fixes its Client class in its constructor (it ignores the `Client` option).
+        (this as unknown as { Client: unknown }).Client = withDeadline(
+          Client as unknown as new (
+            ...args: any[]
+          ) => AnyClient,
+          budgets,
+        );
+      }
+    };
+    const pool = new DeadlinePool(poolOptions(url, budgets));
+    pool.on("error", () => {});
     const db = drizzle({ client: pool, schema }) as unknown as Db;
+    dedicatedConnections.set(db, async () => {
+      const client = await pool.connect();
+      return { db: drizzle({ client, schema }) as unknown as Db, release: (e) => client.release(e) };
+    });
     return { db, kind: "neon", close: () => pool.end() };
   }
   const [{ default: pg }, { drizzle }] = await Promise.all([
     import("pg"),
     import("drizzle-orm/node-postgres"),
   ]);
-  const pool = new pg.Pool({ connectionString: url, max: 5 });
+  const pool = new pg.Pool({
+    ...poolOptions(url, budgets),
+    Client: withDeadline(pg.Client as unknown as new (...args: any[]) => AnyClient, budgets) as never,
+    // Sent at connection startup: the server cancels a statement that runs too long, and ends a session left idle
+    // inside a transaction (a client that died mid-commit) instead of holding its locks.
+    statement_timeout: budgets.statementTimeoutMs,
+    idle_in_transaction_session_timeout: budgets.syncStatementTimeoutMs + DEADLINE_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   // An idle client that loses its server must not crash the process; the next query reports the failure.
   pool.on("error", () => {});
   const db = drizzle({ client: pool, schema }) as unknown as Db;
+  dedicatedConnections.set(db, async () => {
+    const client = await pool.connect();
+    return { db: drizzle({ client, schema }) as unknown as Db, release: (e) => client.release(e) };
+  });
   return { db, kind: "pg", close: () => pool.end() };
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/**
+ * How to check one connection out of a pooled Db, for transactions. Drizzle's own pool transactions (node-postgres
+ * and Neon alike) send BEGIN before their try/finally: a BEGIN that fails — a stalled or lost connection — never
+ * releases its client, and a few such failures exhaust the pool for good. Transactions here hold the client
+ * themselves and always release it (with the error, so a broken connection is dropped, never reused).
+ */
+const dedicatedConnections = new WeakMap<Db, () => Promise<{ db: Db; release(error?: Error): void }>>();
+
+/**
+ * A transaction whose statements may each take `ms` (the sync engine's commits, which write thousands of rows): the
+ * server is told with SET LOCAL (transaction-scoped, so safe behind a transaction-mode pooler), and the client
+ * deadline of the queries inside follows it. Everything else keeps the public budget. The only way this service
+ * opens a transaction (see dedicatedConnections for why not `db.transaction` directly).
+ */
+export function transactionWithBudget<T>(db: Db, ms: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const run = async (tx: Tx) => {
+    await tx.execute(sql.raw(`set local statement_timeout = ${Math.max(1, Math.floor(ms))}`));
+    return work(tx);
+  };
+  return statementBudget.run(ms, async () => {
+    const checkout = dedicatedConnections.get(db);
+    // PGlite (one in-process session) has no pool to leak from.
+    if (!checkout) return db.transaction(run);
+    const connection = await checkout();
+    let failure: Error | undefined;
+    try {
+      return await connection.db.transaction(run);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      connection.release(failure && isDatabaseOutage(failure) ? failure : undefined);
+    }
+  });
 }
 
 let current: Promise<DbHandle> | undefined;
@@ -65,12 +251,14 @@ export function setDatabase(handle: DbHandle | Promise<DbHandle> | undefined): v
 export function getDatabase(): Promise<DbHandle> {
   if (!current) {
     const config = getConfig();
-    if (!config.databaseUrl) {
+    const url = requireDatabaseUrl(config);
+    if (!url) {
       throw new ConfigError(
         "DATABASE_URL is not set and no embedded database was started (run the service with `npm run dev`)",
+        ["DATABASE_URL"],
       );
     }
-    current = connect(config.databaseUrl, config.databaseDriver);
+    current = connect(url, config.databaseDriver, config.database);
     // A failed connection attempt must not be cached forever.
     current.catch(() => {
       current = undefined;

@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   boolean,
+  check,
   doublePrecision,
   index,
   integer,
@@ -16,10 +18,24 @@ import {
 /** A GeoJSON geometry as stored (RFC 7946, longitude first). */
 export type StoredGeometry = { type: string; coordinates?: unknown; geometries?: unknown[] };
 
+type Bounds = { minLon: AnyPgColumn; minLat: AnyPgColumn; maxLon: AnyPgColumn; maxLat: AnyPgColumn };
+
+/**
+ * The bounds as one `box`, the expression the GiST index is built on and bbox filters query (lib/proofs/filter.ts
+ * builds its conditions from this same function, so the planner recognises the index expression).
+ *
+ * Bounds that cross the antimeridian are stored as RFC 7946 writes them, west > east (170 … -170). PostgreSQL's
+ * box() sorts its corners, so box(170, -170) would be the 340° box between; instead the east edge is unwrapped
+ * past 180 (-170 → 190), giving the box [170, 190]. A query box is then tested as itself and shifted by 360°
+ * (lib/proofs/filter.ts), so the same expression serves plain and crossing bounds alike.
+ */
+export const boundsBox = (t: Bounds) =>
+  sql`box(point(${t.minLon}, ${t.minLat}), point(case when ${t.minLon} > ${t.maxLon} then ${t.maxLon} + 360 else ${t.maxLon} end, ${t.maxLat}))`;
+
 /**
  * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):
- * the decoded GeoJSON, a representative point and the geometry's bounding box, which a GiST index over a
- * `box` expression serves for bbox filters on PGlite, PostgreSQL and Neon alike.
+ * the decoded GeoJSON, a representative point and the geometry's bounds (west > east across the antimeridian), which
+ * a GiST index over a `box` expression (boundsBox) serves for bbox filters on PGlite, PostgreSQL and Neon alike.
  */
 export const locationProofs = pgTable(
   "location_proofs",
@@ -63,8 +79,10 @@ export const locationProofs = pgTable(
     memo: text("memo"),
     /** Decoded geometry; null when the location has no valid geographic data. */
     geometry: jsonb("geometry").$type<StoredGeometry>(),
+    /** The representative point: a point on or in the geometry (lib/location/geometry.ts). */
     longitude: doublePrecision("longitude"),
     latitude: doublePrecision("latitude"),
+    /** The bounds: west, south, east, north; west > east when the geometry crosses the antimeridian. */
     minLon: doublePrecision("min_lon"),
     minLat: doublePrecision("min_lat"),
     maxLon: doublePrecision("max_lon"),
@@ -81,15 +99,37 @@ export const locationProofs = pgTable(
     index("location_proofs_subject_idx").on(t.subject, t.eventTimestamp.desc().nullsLast()),
     index("location_proofs_block_idx").on(t.chainId, t.blockNumber),
     // Spatial filter: && on boxes, served by GiST. Rows without coordinates have null bounds and are not indexed.
-    index("location_proofs_bbox_gist").using(
-      "gist",
-      sql`box(point(min_lon, min_lat), point(max_lon, max_lat))`,
-    ),
+    index("location_proofs_bounds_gist").using("gist", boundsBox(t)),
+    // The few bounds that cross the antimeridian, apart: a plain query box meets their unwrapped east part 360°
+    // east of itself, and a second condition on this small index (rather than on the one above) keeps the
+    // planner's estimate for it small, so a bbox count is planned as it was before the second condition.
+    index("location_proofs_crossing_bounds_gist")
+      .using("gist", boundsBox(t))
+      .where(sql`${t.minLon} > ${t.maxLon}`),
+    // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
+    // bbox and a datetime counts them apart (lib/proofs/query.ts, countParts), through this small index.
+    index("location_proofs_no_geometry_time_idx").on(t.eventTimestamp).where(sql`${t.minLon} is null`),
+    // sortby on each sortable property: a keyset page seeks to its cursor through the property's index, read
+    // forward or backward (lib/proofs/sort.ts, keysetSegments); chain, prover and subject lead the indexes above,
+    // uid has its own, event_timestamp the order index. The proofs without a point (5%), in uid order, for the
+    // nulls part of a longitude or latitude sort.
+    index("location_proofs_attestation_time_idx").on(t.attestationTime),
+    index("location_proofs_block_number_idx").on(t.blockNumber),
+    index("location_proofs_longitude_idx").on(t.longitude),
+    index("location_proofs_latitude_idx").on(t.latitude),
+    index("location_proofs_no_longitude_uid_idx").on(t.uid, t.chainId).where(sql`${t.longitude} is null`),
+    index("location_proofs_no_latitude_uid_idx").on(t.uid, t.chainId).where(sql`${t.latitude} is null`),
     // min()/max() for the collection extent without a scan.
     index("location_proofs_min_lon_idx").on(t.minLon),
     index("location_proofs_max_lon_idx").on(t.maxLon),
     index("location_proofs_min_lat_idx").on(t.minLat),
     index("location_proofs_max_lat_idx").on(t.maxLat),
+    // The location columns come from one decoded geometry and are null together: so "no geometry" is one
+    // indexed condition (min_lon is null) for the point, the shape and proof_counts alike.
+    check(
+      "location_proofs_location_columns_check",
+      sql`(${t.geometry} is null) = (${t.minLon} is null) and (${t.longitude} is null) = (${t.minLon} is null) and (${t.latitude} is null) = (${t.minLon} is null) and (${t.minLat} is null) = (${t.minLon} is null) and (${t.maxLon} is null) = (${t.minLon} is null) and (${t.maxLat} is null) = (${t.minLon} is null)`,
+    ),
   ],
 );
 

@@ -50,10 +50,9 @@ const url = (name: string) =>
 const EnvSchema = v.object({
   PORT: v.optional(intFrom("PORT", 0, 65535), "3000"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "DATA_DIR must not be empty")), ".data"),
-  DATABASE_URL: optionalMatching(
-    /^postgres(ql)?:\/\//,
-    "DATABASE_URL must start with postgres:// or postgresql://",
-  ),
+  // Checked by databaseProblem() below, not here: a bad DATABASE_URL must not take the routes that need no
+  // database (/, /api/v0/config) down with it; the ones that do answer a 503 naming it.
+  DATABASE_URL: optionalNonEmpty,
   DATABASE_DRIVER: v.optional(v.picklist(["pg", "neon"], "DATABASE_DRIVER must be pg or neon")),
   PUBLIC_BASE_URL: url("PUBLIC_BASE_URL"),
   CRON_SECRET: optionalNonEmpty,
@@ -74,16 +73,47 @@ const EnvSchema = v.object({
   DEVNET_PORT: v.optional(intFrom("DEVNET_PORT", 1, 65535), "8545"),
   SYNC_TIME_BUDGET_MS: v.optional(intFrom("SYNC_TIME_BUDGET_MS", 1000, 3_600_000), "20000"),
   SYNC_BLOCK_BUDGET: v.optional(intFrom("SYNC_BLOCK_BUDGET", 1, 1_000_000_000), "5000000"),
+  SYNC_STALE_AFTER_SECONDS: v.optional(intFrom("SYNC_STALE_AFTER_SECONDS", 1, 31 * 86_400), "600"),
+  DATABASE_CONNECT_TIMEOUT_MS: v.optional(intFrom("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000), "3000"),
+  DATABASE_STATEMENT_TIMEOUT_MS: v.optional(intFrom("DATABASE_STATEMENT_TIMEOUT_MS", 100, 600_000), "4000"),
+  SYNC_STATEMENT_TIMEOUT_MS: v.optional(intFrom("SYNC_STATEMENT_TIMEOUT_MS", 100, 600_000), "8000"),
   REDIS_URL: optionalMatching(/^rediss?:\/\//, "REDIS_URL must start with redis://"),
   UPSTASH_REDIS_REST_URL: url("UPSTASH_REDIS_REST_URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalNonEmpty,
   VERCEL: optionalNonEmpty,
+  VERCEL_ENV: optionalNonEmpty,
+  // The HTML pages (lib/html): an optional raster basemap under the built-in country outlines, and the footer.
+  BASEMAP_TILE_URL: optionalMatching(
+    /^https?:\/\/[^/{}\s]+\/\S*$/,
+    "BASEMAP_TILE_URL must be an http(s) URL template such as https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+  ),
+  BASEMAP_ATTRIBUTION: optionalMatching(
+    /^[^<>]{1,300}$/,
+    "BASEMAP_ATTRIBUTION must be 1-300 characters of plain text",
+  ),
+  SERVICE_CONTACT_URL: optionalMatching(
+    /^(https?:\/\/[^\s]+|mailto:[^\s]+)$/,
+    "SERVICE_CONTACT_URL must be an http(s):// or mailto: URL",
+  ),
+  DATA_LICENSE: optionalMatching(
+    /^[^<>]{1,200}$/,
+    "DATA_LICENSE must be 1-200 characters of plain text (a name or a URL)",
+  ),
 });
 
 export type Config = {
   port: number;
   dataDir: string;
+  /** A usable DATABASE_URL, or undefined (unset, or malformed: see databaseProblem). */
   databaseUrl: string | undefined;
+  /** Why DATABASE_URL cannot be used (malformed; missing on Vercel). Read it through requireDatabaseUrl(). */
+  databaseProblem: string | undefined;
+  /**
+   * How long a request may wait on the database (see db/client.ts): for a connection (from the pool or new), and
+   * for one statement (server-side statement_timeout; the client gives up DEADLINE_MARGIN_MS later and discards
+   * the connection). The sync engine's transactions get their own, longer statement budget.
+   */
+  database: { connectTimeoutMs: number; statementTimeoutMs: number; syncStatementTimeoutMs: number };
   /** Forces the driver for DATABASE_URL (default: Neon's serverless driver for *.neon.tech hosts, else node-postgres). */
   databaseDriver: "pg" | "neon" | undefined;
   publicBaseUrl: string | undefined;
@@ -99,41 +129,95 @@ export type Config = {
   syncTimeBudgetMs: number;
   /** Most blocks one sync invocation scans per chain, so a long backfill proceeds in bounded steps. */
   syncBlockBudget: number;
+  /**
+   * /health is `degraded` when an enabled chain's last successful sync ended longer ago than this (or never
+   * happened): lib/v0/freshness.ts. The cron runs every minute; 10 minutes by default.
+   */
+  syncStaleAfterSeconds: number;
   redisUrl: string | undefined;
   upstash: { url: string; token: string } | undefined;
-  /** True when running on Vercel (VERCEL=1): production rules apply (no embedded database, fail closed). */
+  /**
+   * True when running on Vercel (VERCEL=1): production rules apply (no embedded database, fail closed). Not under
+   * `vercel dev` (VERCEL_ENV=development), which is local development and runs `npm run dev`.
+   */
   onVercel: boolean;
+  /**
+   * A raster tile layer drawn under the features of the HTML maps, when BASEMAP_TILE_URL is set (with its
+   * attribution); `origin` is the one origin the pages' Content-Security-Policy then lets images come from.
+   */
+  basemapTiles: { url: string; origin: string; attribution: string } | undefined;
+  /** The footer of the HTML pages: where to reach the operator (SERVICE_CONTACT_URL) and the data licence. */
+  contactUrl: string | undefined;
+  dataLicense: string | undefined;
   /** The raw environment, for per-chain variables (RPC_URL_<CHAIN>, START_BLOCK_<CHAIN>, ...). */
   env: Record<string, string | undefined>;
 };
 
+/** A setting is missing or invalid. `settings` names the variables, so a response can say which (never values). */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  constructor(
+    message: string,
+    readonly settings: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Why DATABASE_URL cannot be used, if it cannot: the message names the variable, never its value. */
+function databaseProblem(url: string | undefined, onVercel: boolean): string | undefined {
+  if (url === undefined) {
+    return onVercel
+      ? "DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)"
+      : undefined;
+  }
+  const invalid = "DATABASE_URL must be a postgres:// or postgresql:// URL with a host";
+  if (!/^postgres(ql)?:\/\//.test(url)) return invalid;
+  try {
+    return new URL(url).hostname ? undefined : invalid;
+  } catch {
+    return invalid;
+  }
+}
+
+/**
+ * DATABASE_URL for whoever is about to open the database: the URL, undefined when it is unset (local runs: the
+ * embedded database), or a ConfigError naming DATABASE_URL when it is malformed or missing on Vercel.
+ */
+export function requireDatabaseUrl(config: Config): string | undefined {
+  if (config.databaseProblem) throw new ConfigError(config.databaseProblem, ["DATABASE_URL"]);
+  return config.databaseUrl;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = v.safeParse(EnvSchema, env);
   if (!result.success) {
-    const lines = result.issues.map((issue) => {
-      const key = issue.path?.map((p) => String(p.key)).join(".") ?? "environment";
-      return `${key}: ${issue.message}`;
-    });
-    throw new ConfigError(`Invalid environment:\n  ${lines.join("\n  ")}`);
+    const keys = result.issues.map(
+      (issue) => issue.path?.map((p) => String(p.key)).join(".") ?? "environment",
+    );
+    const lines = result.issues.map((issue, i) => `${keys[i]}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment:\n  ${lines.join("\n  ")}`, [...new Set(keys)]);
   }
   const e = result.output;
-  const onVercel = e.VERCEL === "1";
-  if (onVercel && !e.DATABASE_URL) {
-    throw new ConfigError(
-      "DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)",
-    );
-  }
+  const onVercel = e.VERCEL === "1" && e.VERCEL_ENV !== "development";
   if ((e.UPSTASH_REDIS_REST_URL === undefined) !== (e.UPSTASH_REDIS_REST_TOKEN === undefined)) {
-    throw new ConfigError("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+    throw new ConfigError("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together", [
+      "UPSTASH_REDIS_REST_URL",
+      "UPSTASH_REDIS_REST_TOKEN",
+    ]);
   }
+  const problem = databaseProblem(e.DATABASE_URL, onVercel);
+  const basemapTiles = tileLayer(e.BASEMAP_TILE_URL, e.BASEMAP_ATTRIBUTION);
   return {
     port: e.PORT,
     dataDir: e.DATA_DIR,
-    databaseUrl: e.DATABASE_URL,
+    databaseUrl: problem ? undefined : e.DATABASE_URL,
+    databaseProblem: problem,
+    database: {
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      syncStatementTimeoutMs: e.SYNC_STATEMENT_TIMEOUT_MS,
+    },
     databaseDriver: e.DATABASE_DRIVER,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     cronSecret: e.CRON_SECRET,
@@ -146,14 +230,51 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     devnetPort: e.DEVNET_PORT,
     syncTimeBudgetMs: e.SYNC_TIME_BUDGET_MS,
     syncBlockBudget: e.SYNC_BLOCK_BUDGET,
+    syncStaleAfterSeconds: e.SYNC_STALE_AFTER_SECONDS,
     redisUrl: e.REDIS_URL,
     upstash:
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN
         ? { url: e.UPSTASH_REDIS_REST_URL, token: e.UPSTASH_REDIS_REST_TOKEN }
         : undefined,
+    basemapTiles,
+    contactUrl: e.SERVICE_CONTACT_URL,
+    dataLicense: e.DATA_LICENSE,
     onVercel,
     env,
   };
+}
+
+/**
+ * BASEMAP_TILE_URL and BASEMAP_ATTRIBUTION, checked together: a Leaflet URL template with {z}, {x} and {y} on one
+ * fixed host (no {s} subdomains: the pages' CSP allows images from that one origin only), and the attribution the
+ * tile provider's terms require.
+ */
+function tileLayer(url: string | undefined, attribution: string | undefined): Config["basemapTiles"] {
+  if (url === undefined) {
+    if (attribution !== undefined)
+      throw new ConfigError("BASEMAP_ATTRIBUTION is set without BASEMAP_TILE_URL", ["BASEMAP_ATTRIBUTION"]);
+    return undefined;
+  }
+  const settings = ["BASEMAP_TILE_URL"];
+  if (!["{z}", "{x}", "{y}"].every((p) => url.includes(p)))
+    throw new ConfigError("BASEMAP_TILE_URL must contain {z}, {x} and {y}", settings);
+  const unknown = url.match(/\{[^}]*\}/g)?.filter((p) => !["{z}", "{x}", "{y}", "{r}"].includes(p));
+  if (unknown?.length)
+    throw new ConfigError(
+      `BASEMAP_TILE_URL may use only {z}, {x}, {y} and {r} (found ${unknown[0]}; one host, so no {s})`,
+      settings,
+    );
+  if (attribution === undefined)
+    throw new ConfigError("BASEMAP_TILE_URL needs BASEMAP_ATTRIBUTION (tile providers require credit)", [
+      "BASEMAP_ATTRIBUTION",
+    ]);
+  let origin: string;
+  try {
+    origin = new URL(url.replace(/\{[zxyr]\}/g, "0")).origin;
+  } catch {
+    throw new ConfigError("BASEMAP_TILE_URL must be an http(s) URL template", settings);
+  }
+  return { url, origin, attribution };
 }
 
 let cached: Config | undefined;

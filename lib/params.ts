@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import type { Bbox, TimeInterval } from "./proofs/filter.js";
+import { inTimestampRange } from "./proofs/timestamps.js";
 
 /**
  * The grammar of query parameters shared by the native and the OGC endpoints (valibot schemas over the raw string).
@@ -60,9 +61,13 @@ export const bboxParam = (name = "bbox", allow3d = false) =>
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
 
+/** How the timestamp parameters' messages state the accepted range (lib/proofs/timestamps.ts). */
+export const YEARS = "years 0001-9999 (UTC)";
+
 /**
  * An ISO 8601 date or date-time as an interval: a date-time is the instant itself; a date alone is the whole UTC
- * day. A date-time without an offset is read as UTC. Impossible dates (2021-02-30) are rejected.
+ * day. A date-time without an offset is read as UTC. Impossible dates (2021-02-30) are rejected, and so is an
+ * instant outside years 0001-9999 in UTC (0000-01-01, or 0001-01-01T00:00:00+01:00): the database cannot take it.
  */
 export function parseInstant(value: string): TimeInterval | undefined {
   const m = ISO.exec(value);
@@ -78,11 +83,16 @@ export function parseInstant(value: string): TimeInterval | undefined {
     return undefined;
   }
   const dayStart = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear puts the year back.
+  dayStart.setUTCFullYear(Number(y));
   if (dayStart.getUTCDate() !== Number(d) || Number(d) < 1) return undefined;
-  if (h === undefined) return { start: dayStart, end: new Date(dayStart.getTime() + 86_400_000 - 1) };
+  if (h === undefined) {
+    const end = new Date(dayStart.getTime() + 86_400_000 - 1);
+    return inTimestampRange(dayStart) && inTimestampRange(end) ? { start: dayStart, end } : undefined;
+  }
   const withZone = m[8] ? value : `${value}Z`;
   const at = new Date(withZone.replace(/([+-]\d{2})(\d{2})$/, "$1:$2"));
-  if (Number.isNaN(at.getTime())) return undefined;
+  if (Number.isNaN(at.getTime()) || !inTimestampRange(at)) return undefined;
   return { start: at, end: at };
 }
 
@@ -104,7 +114,9 @@ export const timestampParam = (name: string, side: "start" | "end") =>
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
       const t = parseInstant(dataset.value);
       if (!t) {
-        addIssue({ message: `${name} must be an ISO 8601 date or date-time, e.g. 2025-01-31T12:00:00Z` });
+        addIssue({
+          message: `${name} must be an ISO 8601 date or date-time in ${YEARS}, e.g. 2025-01-31T12:00:00Z`,
+        });
         return NEVER;
       }
       return side === "start" ? t.start! : t.end!;
@@ -116,8 +128,7 @@ export const timestampParam = (name: string, side: "start" | "end") =>
  * Intervals are inclusive at both ends.
  */
 export function parseDatetime(value: string): TimeInterval | string {
-  const expected =
-    "datetime must be an ISO 8601 instant (2025-01-31T12:00:00Z) or an interval start/end where either side may be '..'";
+  const expected = `datetime must be an ISO 8601 instant in ${YEARS} (2025-01-31T12:00:00Z) or an interval start/end where either side may be '..'`;
   const parts = value.split("/");
   if (parts.length === 1) return parseInstant(value) ?? expected;
   if (parts.length !== 2) return expected;
@@ -177,3 +188,12 @@ export const booleanParam = (name: string) =>
     v.picklist(["true", "false"], `${name} must be true or false`),
     v.transform((s) => s === "true"),
   );
+
+/**
+ * `cursor`: the opaque position a next/prev link carries (lib/proofs/cursor.ts checks it once the sort is known);
+ * here only its alphabet and length.
+ */
+export const cursorParam = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z0-9_-]{1,2048}\.[A-Za-z0-9_-]{1,64}$/, "cursor must be a cursor from a next or prev link"),
+);

@@ -1,17 +1,34 @@
-// Loads synthetic sample proofs: `npm run db:seed -- [count]` (default 500). Idempotent for a given count.
+// Loads sample proofs into DATABASE_URL (or the embedded database):
+//   npm run db:seed -- [count]              client-side sample proofs (default 500), as tests use them
+//   npm run db:seed -- --synthetic N        N realistic synthetic proofs generated in the database (1,000,000 in about
+//                                           a minute on PostgreSQL; lib/local/synthetic-proofs.ts says what they are)
+// Both are idempotent for a given count.
 import { count } from "drizzle-orm";
 import { locationProofs } from "../db/schema.js";
 import { getConfig } from "../lib/config.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
+import { bulkLoadSynthetic } from "../lib/local/synthetic-proofs.js";
 import { openConfiguredDb } from "./open-db.js";
 
-const n = Number(process.argv[2] ?? 500);
-if (!Number.isInteger(n) || n < 1) {
-  console.error("usage: npm run db:seed -- [count]   (a whole number ≥ 1)");
+const args = process.argv.slice(2);
+const synthetic = args[0] === "--synthetic";
+const n = Number(synthetic ? args[1] : (args[0] ?? 500));
+if (!Number.isInteger(n) || n < 1 || args.length > (synthetic ? 2 : 1)) {
+  console.error("usage: npm run db:seed -- [count] | --synthetic N   (whole numbers ≥ 1)");
   process.exit(2);
 }
-const { handle, where } = await openConfiguredDb(getConfig());
-await insertProofs(handle.db, sampleProofs({ count: n, seed: 42 }));
+const { handle, where } = await openConfiguredDb(getConfig(), { maintenance: synthetic });
+const started = performance.now();
+if (synthetic) {
+  await bulkLoadSynthetic(handle, n, (done) =>
+    process.stdout.write(`\r${done.toLocaleString("en")} / ${n.toLocaleString("en")}`),
+  );
+  process.stdout.write("\n");
+} else {
+  await insertProofs(handle.db, sampleProofs({ count: n, seed: 42 }));
+}
 const [row] = await handle.db.select({ n: count() }).from(locationProofs);
 await handle.close();
-console.log(`seeded ${n} sample proofs into ${where} (${row?.n ?? 0} proofs stored)`);
+console.log(
+  `seeded ${n.toLocaleString("en")} ${synthetic ? "synthetic" : "sample"} proofs into ${where} in ${((performance.now() - started) / 1000).toFixed(1)} s (${Number(row?.n ?? 0).toLocaleString("en")} proofs stored)`,
+);

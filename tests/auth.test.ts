@@ -16,13 +16,13 @@ import { restrictedPaths } from "./helpers/routes.js";
  */
 let app: TestApp;
 let calls = 0;
-const restricted = route(
-  async () => {
+const restricted = route({
+  access: "restricted",
+  POST: async () => {
     calls++;
     return json({ ran: true });
   },
-  { access: "restricted" },
-);
+}).POST;
 const call = (headers: Record<string, string> = {}, method = "POST") =>
   restricted(new Request("http://localhost:3000/api/sync", { method, headers }));
 

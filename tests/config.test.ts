@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { driverFor } from "../db/client.js";
 import { chainConfigs } from "../lib/chains/registry.js";
-import { ConfigError, loadConfig } from "../lib/config.js";
+import { ConfigError, loadConfig, requireDatabaseUrl } from "../lib/config.js";
 
 describe("configuration", () => {
   it("has sensible defaults", () => {
@@ -19,16 +19,56 @@ describe("configuration", () => {
     [{ PORT: "abc" }, /PORT: PORT must be a whole number/],
     [{ PORT: "70000" }, /PORT must be at most 65535/],
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL must be one of/],
-    [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must start with postgres/],
     [{ DATABASE_DRIVER: "sqlite" }, /DATABASE_DRIVER must be pg or neon/],
     [{ PUBLIC_BASE_URL: "not a url" }, /PUBLIC_BASE_URL must be an absolute URL/],
     [{ RATE_LIMIT_PER_MINUTE: "-1" }, /RATE_LIMIT_PER_MINUTE/],
     [{ REDIS_URL: "http://x" }, /REDIS_URL must start with redis/],
     [{ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" }, /must be set together/],
-    [{ VERCEL: "1" }, /DATABASE_URL is required on Vercel/],
   ])("rejects %o with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env as Record<string, string>)).toThrow(ConfigError);
     expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
+  });
+  it("`vercel dev` (VERCEL=1, VERCEL_ENV=development) is local development, not production", () => {
+    const config = loadConfig({ VERCEL: "1", VERCEL_ENV: "development" });
+    expect(config.onVercel).toBe(false);
+    expect(loadConfig({ VERCEL: "1", VERCEL_ENV: "preview", DATABASE_URL: "postgres://x/y" }).onVercel).toBe(
+      true,
+    );
+  });
+  // A DATABASE_URL problem does not stop the configuration (routes without a database keep working); whoever opens
+  // the database gets a ConfigError naming it (data routes answer 503: tests/misconfiguration.test.ts).
+  it.each([
+    [{ DATABASE_URL: "mysql://x" }, /DATABASE_URL must be a postgres/],
+    [{ DATABASE_URL: "postgres://" }, /DATABASE_URL must be a postgres/],
+    [{ DATABASE_URL: "postgres://a b@[x/y" }, /DATABASE_URL must be a postgres/],
+    [{ VERCEL: "1" }, /DATABASE_URL is required on Vercel/],
+  ])("refuses to open the database for %o, naming DATABASE_URL", (env, message) => {
+    const config = loadConfig(env as Record<string, string>);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(() => requireDatabaseUrl(config)).toThrow(message);
+    try {
+      requireDatabaseUrl(config);
+    } catch (error) {
+      expect((error as ConfigError).settings).toEqual(["DATABASE_URL"]);
+      expect((error as Error).message).not.toContain("mysql://x");
+    }
+  });
+  it("names the variables of an invalid environment", () => {
+    try {
+      loadConfig({ PORT: "abc", LOG_LEVEL: "loud" });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).settings).toEqual(["PORT", "LOG_LEVEL"]);
+    }
+  });
+  it("reads the database budgets", () => {
+    expect(loadConfig({}).database).toEqual({
+      connectTimeoutMs: 3000,
+      statementTimeoutMs: 4000,
+      syncStatementTimeoutMs: 8000,
+    });
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: "2500" }).database.statementTimeoutMs).toBe(2500);
+    expect(() => loadConfig({ DATABASE_CONNECT_TIMEOUT_MS: "0" })).toThrow(/DATABASE_CONNECT_TIMEOUT_MS/);
   });
   it("strips a trailing slash from PUBLIC_BASE_URL", () => {
     expect(loadConfig({ PUBLIC_BASE_URL: "https://x.org/" }).publicBaseUrl).toBe("https://x.org");

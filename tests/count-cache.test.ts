@@ -62,7 +62,7 @@ describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL befo
     // PGlite is one session, so a session search_path that puts a failing public.pg_current_snapshot() before
     // pg_catalog's reproduces a server that lacks the function.
     await app.db.execute(sql`create function public.pg_current_snapshot() returns text language plpgsql as $$
-      begin raise exception 'function pg_current_snapshot() does not exist'; end $$`);
+      begin raise exception using errcode = 'undefined_function', message = 'function pg_current_snapshot() does not exist'; end $$`);
     await app.db.execute(sql`set search_path to public, pg_catalog`);
     try {
       const count = createCountCache();

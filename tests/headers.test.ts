@@ -50,14 +50,14 @@ describe("security headers", () => {
   });
 
   it("the default CSP applies when a handler sets none, and a handler's own CSP is kept", async () => {
-    const plain = route(async () => json({}), { access: "public" });
-    const html = route(
-      async () =>
+    const plain = route({ access: "public", GET: async () => json({}) }).GET;
+    const html = route({
+      access: "public",
+      GET: async () =>
         new Response("<!doctype html><title>x</title>", {
           headers: { "content-type": "text/html", "content-security-policy": "default-src 'self'" },
         }),
-      { access: "public" },
-    );
+    }).GET;
     const req = () => new Request("http://localhost/x");
     expect((await plain(req())).headers.get("content-security-policy")).toBe(
       "default-src 'none'; frame-ancestors 'none'",
@@ -98,15 +98,15 @@ describe("CORS", () => {
 
 describe("no internals in bodies", () => {
   it("an unexpected error becomes a generic 500 without message, stack or SQL", async () => {
-    const failing = route(
-      async () => {
+    const failing = route({
+      access: "public",
+      GET: async () => {
         const error = new Error(
           'relation "location_proofs" does not exist: select * from location_proofs where 1=1',
         );
         throw error;
       },
-      { access: "public" },
-    );
+    }).GET;
     const res = await failing(new Request("http://localhost/api/v0/location-proofs"));
     expect(res.status).toBe(500);
     const text = await res.text();

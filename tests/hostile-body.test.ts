@@ -1,7 +1,8 @@
 import * as v from "valibot";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_JSON_BODY_BYTES, readJsonBody } from "../lib/http/body.js";
 import { errorResponse } from "../lib/http/respond.js";
+import { createTestApp, type TestApp } from "./helpers/app.js";
 
 /** The POST body helper (lib/http/body.ts) against oversized, lying, malformed and invalid bodies. */
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
@@ -72,5 +73,66 @@ describe("readJsonBody", () => {
     expect(res.body.parameter).toBe("body.chain");
     expect(res.body.message).toMatch(/chain must be devnet or base/);
     expect((await failure(readJsonBody(post(null), { schema, required: true }))).status).toBe(400);
+  });
+});
+
+/**
+ * The restricted POST endpoints take their options in the query string; a body, if any, is read under the cap and
+ * must be empty or {} (README, "Request bodies"). Through the real routes, with the secret.
+ */
+describe("bodies on the restricted POST endpoints", () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // No chain is enabled, so a sync that gets past its body does no chain work.
+    app = await createTestApp({ CRON_SECRET: "body-secret", CHAINS: "" });
+  });
+  afterAll(() => app.close());
+
+  const ENDPOINTS = ["/api/sync", "/api/sync/revocations", "/api/sync/worker?action=pause", "/api/cron/sync"];
+  const send = (path: string, body: BodyInit | undefined, headers: Record<string, string> = {}) =>
+    app.get(path, {
+      method: "POST",
+      headers: { authorization: "Bearer body-secret", ...headers },
+      ...(body === undefined ? {} : { body }),
+    });
+
+  it.each(ENDPOINTS)("%s: malformed JSON is a 400 naming the body", async (path) => {
+    for (const bad of ["{", "{'chain':'devnet'}", "[1,]", "\u0000"]) {
+      const res = await send(path, bad, { "content-type": "application/json" });
+      expect(res.status, bad).toBe(400);
+      expect(res.body, bad).toMatchObject({ code: "InvalidRequestBody", parameter: "body" });
+    }
+  });
+
+  it.each(ENDPOINTS)("%s: a body over 16 KiB is a 413", async (path) => {
+    const res = await send(path, `{"a":"${"x".repeat(20 * 1024)}"}`);
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ code: "PayloadTooLarge", parameter: "body" });
+    expect(res.body.message).toContain(String(MAX_JSON_BODY_BYTES));
+  });
+
+  it.each(ENDPOINTS)("%s: options in the body are a 400 pointing to the query string", async (path) => {
+    for (const body of ['{"chain":"devnet"}', "[]", '"devnet"', "null", "1"]) {
+      const res = await send(path, body);
+      expect(res.status, body).toBe(400);
+      expect(res.body.message, body).toMatch(/query string/);
+    }
+  });
+
+  it.each(ENDPOINTS)("%s: no body, whitespace or {} are accepted", async (path) => {
+    for (const body of [undefined, "", " \n", "{}"]) {
+      const res = await send(path, body);
+      // Past the body the endpoint does its work: a sync with no reachable chain reports its failure (500 when every
+      // chain failed), which is not about the request.
+      expect([400, 413], `${String(body)}: ${JSON.stringify(res.body).slice(0, 200)}`).not.toContain(
+        res.status,
+      );
+      if (path.startsWith("/api/sync/worker")) expect(res.status).toBe(200);
+    }
+  });
+
+  it("reads no body before authorising: a wrong secret is a 401 whatever the body", async () => {
+    const res = await send("/api/sync", "{", { authorization: "Bearer wrong" });
+    expect(res.status).toBe(401);
   });
 });

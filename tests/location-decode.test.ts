@@ -345,6 +345,108 @@ describe("geohash", () => {
   });
 });
 
+/** Great-circle distance in km (haversine, mean Earth radius), computed here, independently of h3-js. */
+function km([lon1, lat1]: number[], [lon2, lat2]: number[]): number {
+  const r = Math.PI / 180;
+  const a =
+    Math.sin(((lat2! - lat1!) * r) / 2) ** 2 +
+    Math.cos(lat1! * r) * Math.cos(lat2! * r) * Math.sin(((lon2! - lon1!) * r) / 2) ** 2;
+  return 2 * 6371.0088 * Math.asin(Math.sqrt(a));
+}
+
+describe("h3", () => {
+  const ring = (r: ReturnType<typeof d>) =>
+    (r.geometry as { type: "Polygon"; coordinates: number[][][] }).coordinates[0]!;
+
+  it("h3-js's published example cell: its centre is the point, its boundary the polygon", () => {
+    // From the h3-js README: latLngToCell(37.3615593, -122.0553238, 7) is 87283472bffffff, whose centre is
+    // [37.35171820183272, -122.05032565263946] (lat, lng) and whose boundary starts at [37.341099093235684,
+    // -122.04156135164334]. GeoJSON order is longitude first.
+    const r = d("h3", "87283472bffffff");
+    expect(r.longitude).toBeCloseTo(-122.05032565263946, 10);
+    expect(r.latitude).toBeCloseTo(37.35171820183272, 10);
+    expect(r.geometry?.type).toBe("Polygon");
+    const vertices = ring(r);
+    expect(vertices).toHaveLength(7);
+    expect(vertices[0]).toEqual(vertices.at(-1));
+    expect(
+      vertices.some(
+        ([x, y]) => Math.abs(x! - -122.04156135164334) < 1e-9 && Math.abs(y! - 37.341099093235684) < 1e-9,
+      ),
+    ).toBe(true);
+    const [w, s, e, n] = r.bbox!;
+    for (const [x, y] of vertices) expect(x! >= w && x! <= e && y! >= s && y! <= n).toBe(true);
+    expect(w < r.longitude! && r.longitude! < e && s < r.latitude! && r.latitude! < n).toBe(true);
+  });
+
+  it("a resolution-9 cell (H3's documentation example) has the published size: edges ~174 m, area ~0.105 km²", () => {
+    // H3's resolution table: at resolution 9 the average hexagon edge is 0.174 km and its area 0.105 km².
+    const r = d("h3", "8928308280fffff");
+    const vertices = ring(r);
+    expect(vertices).toHaveLength(7);
+    for (let i = 1; i < vertices.length; i++) {
+      const edge = km(vertices[i - 1]!, vertices[i]!);
+      expect(edge).toBeGreaterThan(0.12);
+      expect(edge).toBeLessThan(0.23);
+    }
+    // Every vertex lies at about the same distance from the centre (a regular hexagon on the sphere).
+    const radii = vertices.map((v) => km(v, [r.longitude!, r.latitude!]));
+    expect(Math.max(...radii) / Math.min(...radii)).toBeLessThan(1.25);
+    // Planar area in km² at this latitude (small cell): shoelace over an equirectangular projection.
+    const kx = 111.195 * Math.cos((r.latitude! * Math.PI) / 180);
+    let twice = 0;
+    for (let i = 1; i < vertices.length; i++) {
+      const [x0, y0] = vertices[i - 1]!;
+      const [x1, y1] = vertices[i]!;
+      twice += x0! * kx * (y1! * 111.195) - x1! * kx * (y0! * 111.195);
+    }
+    // Counter-clockwise (RFC 7946 §3.1.6: exterior rings follow the right-hand rule).
+    expect(twice).toBeGreaterThan(0);
+    expect(twice / 2).toBeGreaterThan(0.07);
+    expect(twice / 2).toBeLessThan(0.14);
+    // The centre of 8928308280fffff is in San Francisco (Market Street area).
+    expect(r.longitude).toBeCloseTo(-122.418, 2);
+    expect(r.latitude).toBeCloseTo(37.777, 2);
+  });
+
+  it("accepts any case and a 0x prefix; refuses what is not a cell", () => {
+    const plain = d("h3", "8928308280fffff");
+    expect(d("H3", " 8928308280FFFFF ")).toEqual(plain);
+    expect(d("h3", "0x8928308280fffff")).toEqual(plain);
+    for (const bad of ["8928308280ffff", "8928308280fffffg", "ffffffffffffffff", "0", "9q8yyk8yt", "-1"]) {
+      expect(d("h3", bad), bad).toMatchObject({
+        geometry: null,
+        longitude: null,
+        latitude: null,
+        bbox: null,
+      });
+    }
+  });
+
+  it("a cell across the antimeridian has west > east bounds (RFC 7946 §5.2) and its centre near ±180°", () => {
+    // 837eb5fffffffff is the resolution-3 cell holding (0°, 180°); its vertices lie on both sides of ±180°.
+    const r = d("h3", "837eb5fffffffff");
+    const [w, s, e, n] = r.bbox!;
+    expect(w).toBeGreaterThan(179);
+    expect(e).toBeLessThan(-179);
+    expect(s).toBeLessThan(0);
+    expect(n).toBeGreaterThan(0);
+    expect(Math.abs(r.longitude!)).toBeGreaterThan(179);
+    expect(Math.abs(r.latitude!)).toBeLessThan(1);
+    // Every vertex lies within the bounds taken across the antimeridian: east of w, or west of e.
+    for (const [x, y] of ring(r)) expect((x! >= w || x! <= e) && y! >= s && y! <= n).toBe(true);
+  });
+
+  it("a cell around a pole is bounded by the pole and spans every longitude; a pentagon has five sides", () => {
+    // 8001fffffffffff and 80f3fffffffffff are the resolution-0 cells holding the North and South Pole.
+    expect(d("h3", "8001fffffffffff").bbox).toEqual([-180, expect.any(Number), 180, 90]);
+    expect(d("h3", "80f3fffffffffff").bbox).toEqual([-180, -90, 180, expect.any(Number)]);
+    // 8009fffffffffff is one of H3's twelve resolution-0 pentagons.
+    const pentagon = d("h3", "8009fffffffffff");
+    expect(ring(pentagon)).toHaveLength(6);
+  });
+});
+
 describe("srs and unknown types", () => {
   it("accepts the lon/lat spellings seen and an empty srs", () => {
     for (const srs of ["EPSG:4326", "WGS84", "http://www.opengis.net/def/crs/OGC/1.3/CRS84", "", null]) {
@@ -357,10 +459,9 @@ describe("srs and unknown types", () => {
       geometry: null,
     });
   });
-  it("address, h3 and unknown types carry no coordinates", () => {
+  it("address and unknown types carry no coordinates", () => {
     for (const [t, l] of [
       ["address", "221B Baker Street"],
-      ["h3", "8928308280fffff"],
       ["coordinate-decimal", "1, 2"],
       ["", "1, 2"],
       ["mystery", "POINT(1 2)"],

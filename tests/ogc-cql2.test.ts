@@ -10,6 +10,7 @@ let app: TestApp;
 const NOW = new Date("2025-06-01T00:00:00Z");
 const rows = sampleProofs({ count: 400, seed: 5, now: NOW });
 const ITEMS = "/api/ogc/collections/location-proofs/items";
+const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -18,8 +19,8 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 /** The uids a filter returns through the real endpoint (all pages of up to 1000). */
-async function matching(filter: string): Promise<string[]> {
-  const res = await app.get(`${ITEMS}?limit=1000&filter=${encodeURIComponent(filter)}`);
+async function matching(filter: string, items = ITEMS): Promise<string[]> {
+  const res = await app.get(`${items}?limit=1000&filter=${encodeURIComponent(filter)}`);
   expect(res.status, `${filter}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(200);
   expect(res.body.numberMatched).toBe(res.body.features.length);
   return res.body.features.map((f: { id: string }) => f.id).sort();
@@ -34,6 +35,18 @@ const prover = rows[0]!.prover;
 const time = (r: NewLocationProofRow) => r.eventTimestamp!.getTime();
 const mid = new Date(NOW.getTime() - 45 * 86_400_000);
 const isPoint = (r: NewLocationProofRow) => r.geometry?.type === "Point";
+/** location-proofs: S_INTERSECTS tests the feature's geometry, the representative point. */
+const pointIn = (r: NewLocationProofRow, w: number, s: number, e: number, n: number) =>
+  r.longitude != null &&
+  (w <= e ? r.longitude >= w && r.longitude <= e : r.longitude >= w || r.longitude <= e) &&
+  r.latitude! >= s &&
+  r.latitude! <= n;
+/** location-proof-shapes: S_INTERSECTS(geometry, BBOX) tests the shape's bounds. */
+const boundsMeet = (r: NewLocationProofRow, w: number, s: number, e: number, n: number) =>
+  r.minLon != null &&
+  (w <= e ? r.maxLon! >= w && r.minLon <= e : r.maxLon! >= w || r.minLon <= e) &&
+  r.maxLat! >= s &&
+  r.minLat! <= n;
 
 describe("CQL2 text: operators, each checked against the data", () => {
   const cases: [string, (r: NewLocationProofRow) => boolean][] = [
@@ -69,24 +82,19 @@ describe("CQL2 text: operators, each checked against the data", () => {
     ["location_type LIKE 'geojson%'", (r) => r.locationType!.startsWith("geojson")],
     ["location_type NOT LIKE 'Decimal%'", (r) => !r.locationType!.startsWith("Decimal")],
     ["memo LIKE 'sample proof 1_'", (r) => /^sample proof 1\d$/.test(r.memo!)],
+    ["S_INTERSECTS(geometry, BBOX(-0.3, 51.4, 0.0, 51.6))", (r) => pointIn(r, -0.3, 51.4, 0, 51.6)],
+    ["S_INTERSECTS(geometry, BBOX(170, -20, -170, -10))", (r) => pointIn(r, 170, -20, -170, -10)],
+    ["S_INTERSECTS(geometry, POLYGON((-1 50, 1 50, 1 53, -1 53, -1 50)))", (r) => pointIn(r, -1, 50, 1, 53)],
+    // A predicate on a null is not true (CQL2), so NOT … does not match the features without geometry either.
     [
-      "S_INTERSECTS(geometry, BBOX(-0.3, 51.4, 0.0, 51.6))",
-      (r) => r.minLon != null && r.maxLon! >= -0.3 && r.minLon <= 0 && r.maxLat! >= 51.4 && r.minLat! <= 51.6,
-    ],
-    [
-      "S_INTERSECTS(geometry, BBOX(170, -20, -170, -10))",
-      (r) =>
-        r.minLon != null && (r.maxLon! >= 170 || r.minLon <= -170) && r.maxLat! >= -20 && r.minLat! <= -10,
-    ],
-    [
-      "S_INTERSECTS(geometry, POLYGON((-1 50, 1 50, 1 53, -1 53, -1 50)))",
-      (r) => r.minLon != null && r.maxLon! >= -1 && r.minLon <= 1 && r.maxLat! >= 50 && r.minLat! <= 53,
+      "NOT S_INTERSECTS(geometry, BBOX(-10, 35, 30, 60))",
+      (r) => r.longitude != null && !pointIn(r, -10, 35, 30, 60),
     ],
     [
       // a triangle: the points in its west half only
       "S_INTERSECTS(geometry, POLYGON((-123 37, -122 37, -123 38.5, -123 37)))",
       (r) =>
-        isPoint(r) &&
+        r.longitude != null &&
         r.longitude! >= -123 &&
         r.latitude! >= 37 &&
         r.longitude! - -123 <= (38.5 - r.latitude!) / 1.5,
@@ -115,19 +123,40 @@ describe("CQL2 text: operators, each checked against the data", () => {
     ["event_timestamp = DATE('2025-04-10')", (r) => r.eventTimestamp!.toISOString().startsWith("2025-04-10")],
     [
       "(chain = 'base' OR chain = 'celo') AND S_INTERSECTS(geometry, BBOX(-10, 35, 30, 60)) AND NOT revoked = true",
-      (r) =>
-        (r.chain === "base" || r.chain === "celo") &&
-        r.minLon != null &&
-        r.maxLon! >= -10 &&
-        r.minLon <= 30 &&
-        r.maxLat! >= 35 &&
-        r.minLat! <= 60 &&
-        !r.revoked,
+      (r) => (r.chain === "base" || r.chain === "celo") && pointIn(r, -10, 35, 30, 60) && !r.revoked,
     ],
   ];
   it.each(cases)("%s", async (filter, pred) => {
     const want = expected(pred);
     expect(await matching(filter)).toEqual(want);
+  });
+
+  it("keeps CQL2's rule for nulls: no predicate on a missing geometry is true, negated or not", async () => {
+    const withGeometry = expected((r) => r.minLon != null);
+    expect(withGeometry.length).toBeLessThan(rows.length);
+    for (const items of [ITEMS, SHAPES]) {
+      expect(await matching("S_INTERSECTS(geometry, BBOX(-180, -90, 180, 90))", items)).toEqual(withGeometry);
+      expect(await matching("NOT S_INTERSECTS(geometry, BBOX(-180, -90, 180, 90))", items)).toEqual([]);
+    }
+  });
+
+  it("tests the shapes' bounds in location-proof-shapes", async () => {
+    const shapes: [string, (r: NewLocationProofRow) => boolean][] = [
+      ["S_INTERSECTS(geometry, BBOX(-0.3, 51.4, 0.0, 51.6))", (r) => boundsMeet(r, -0.3, 51.4, 0, 51.6)],
+      ["S_INTERSECTS(geometry, BBOX(170, -20, -170, -10))", (r) => boundsMeet(r, 170, -20, -170, -10)],
+      [
+        "S_INTERSECTS(geometry, POINT(-0.1276 51.5072))",
+        (r) =>
+          (boundsMeet(r, -0.1276, 51.5072, -0.1276, 51.5072) && !isPoint(r)) ||
+          (isPoint(r) && r.longitude === -0.1276 && r.latitude === 51.5072),
+      ],
+      [
+        "NOT S_INTERSECTS(geometry, BBOX(-10, 35, 30, 60)) AND chain = 'base'",
+        (r) => r.minLon != null && !boundsMeet(r, -10, 35, 30, 60) && r.chain === "base",
+      ],
+    ];
+    for (const [filter, pred] of shapes)
+      expect(await matching(filter, SHAPES), filter).toEqual(expected(pred));
   });
 
   it("the cases above are not vacuous", () => {
@@ -211,12 +240,48 @@ describe("CQL2 text: errors and hostile input are 400s, never SQL", () => {
     "T_INTERSECTS(event_timestamp, INTERVAL('2021-02-30', '..'))",
     "event_timestamp IN ('2021-02-29T12:00:00Z')",
     "event_timestamp BETWEEN '2021-01-01T00:00:00Z' AND '2021-04-31T00:00:00Z'",
+    // A LIKE pattern that ends in its escape character (PostgreSQL refuses it), NUL in a literal (text cannot
+    // hold it), nesting past the limit (NOT chains too), instants the database cannot hold.
+    "memo LIKE '\\'",
+    "memo LIKE 'abc\\'",
+    "memo NOT LIKE '\\\\\\'",
+    "uid = '\u0000'",
+    "chain IN ('\u0000')",
+    "memo LIKE 'a\u0000%'",
+    "\"chain\u0000\" = 'base'",
+    `${"NOT ".repeat(1000)}chain = 'base'`,
+    `${"NOT ".repeat(33)}chain = 'base'`,
+    `${"NOT (".repeat(20)}chain = 'base'${")".repeat(20)}`,
+    "event_timestamp > TIMESTAMP('0000-01-01T00:00:00Z')",
+    "event_timestamp > TIMESTAMP('0001-01-01T00:00:00+01:00')",
+    "event_timestamp < TIMESTAMP('9999-12-31T23:59:59-01:00')",
+    "event_timestamp > '0000-12-31T23:59:59Z'",
+    "event_timestamp = DATE('0000-01-01')",
+    "T_INTERSECTS(event_timestamp, INTERVAL('0000-06-01', '..'))",
+    "attestation_time IN (TIMESTAMP('0000-01-01T00:00:00Z'))",
   ];
   it.each(bad)("rejects %s", async (filter) => {
     const res = await app.get(`${ITEMS}?filter=${encodeURIComponent(filter)}`);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: "InvalidParameterValue", parameter: "filter" });
     expect(res.body.description).toMatch(/^filter: /);
+  });
+
+  it("takes what is inside the limits: an escaped backslash, 32 levels, the ends of years 0001-9999", async () => {
+    for (const filter of [
+      "memo LIKE '\\\\'",
+      "memo LIKE '%\\%%'",
+      `${"NOT ".repeat(32)}chain = 'base'`,
+      "event_timestamp > TIMESTAMP('0001-01-01T00:00:00Z')",
+      "event_timestamp < TIMESTAMP('9999-12-31T23:59:59Z')",
+      "event_timestamp <= DATE('9999-12-31')",
+      "T_INTERSECTS(event_timestamp, INTERVAL('0001-01-01', '9999-12-31'))",
+    ]) {
+      const res = await app.get(`${ITEMS}?limit=1&filter=${encodeURIComponent(filter)}`);
+      expect(res.status, `${filter}: ${JSON.stringify(res.body).slice(0, 200)}`).toBe(200);
+    }
+    expect(await matching(`${"NOT ".repeat(32)}chain = 'base'`)).toEqual(expected((r) => r.chain === "base"));
+    expect(await matching("event_timestamp <= DATE('9999-12-31')")).toEqual(expected(() => true));
   });
 
   it("treats quotes and SQL inside string literals as data", async () => {

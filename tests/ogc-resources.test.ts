@@ -92,13 +92,22 @@ describe("conformance", () => {
 });
 
 describe("collections", () => {
-  it("lists location-proofs with items, queryables, crs and an extent computed from the data", async () => {
+  it("lists location-proofs and location-proof-shapes with items, queryables, crs and an extent computed from the data", async () => {
     const res = await app.get("/api/ogc/collections");
     expect(res.status).toBe(200);
     expect(rels(res.body.links)).toEqual(["alternate text/html", "self application/json"]);
-    expect(res.body.collections).toHaveLength(1);
+    expect(res.body.collections.map((c: { id: string }) => c.id)).toEqual([
+      "location-proofs",
+      "location-proof-shapes",
+    ]);
+    const shapes = res.body.collections[1];
+    expect(shapes.itemType).toBe("feature");
+    expect(shapes.links.find((l: { rel: string }) => l.rel === "items").href).toBe(
+      `${TEST_BASE}/api/ogc/collections/location-proof-shapes/items`,
+    );
     const c = res.body.collections[0];
     expect(c.id).toBe("location-proofs");
+    expect(shapes.extent).toEqual(c.extent);
     expect(c.itemType).toBe("feature");
     expect(c.crs).toEqual(["http://www.opengis.net/def/crs/OGC/1.3/CRS84"]);
     const withBounds = rows.filter((r) => r.minLon !== null);
@@ -109,6 +118,7 @@ describe("collections", () => {
       Math.max(...withBounds.map((r) => r.maxLat!)),
     ]);
     const times = rows.map((r) => r.eventTimestamp!.getTime());
+    expect(c.description).toMatch(/representative point/);
     expect(c.extent.temporal.interval[0]).toEqual([
       new Date(Math.min(...times)).toISOString(),
       new Date(Math.max(...times)).toISOString(),
@@ -161,6 +171,12 @@ describe("queryables", () => {
       expect(res.body.properties).toHaveProperty(p);
     }
     expect(res.body.properties.event_timestamp).toMatchObject({ type: "string", format: "date-time" });
+    expect(res.body.properties.geometry.format).toBe("geometry-point");
+    const shapes = await app.get("/api/ogc/collections/location-proof-shapes/queryables");
+    expect(shapes.status).toBe(200);
+    expect(shapes.body.$id).toBe(`${TEST_BASE}/api/ogc/collections/location-proof-shapes/queryables`);
+    expect(shapes.body.properties.geometry.format).toBe("geometry-any");
+    expect(Object.keys(shapes.body.properties)).toEqual(Object.keys(res.body.properties));
   });
 });
 
@@ -172,11 +188,37 @@ describe("OpenAPI", () => {
     expect(res.body.openapi).toMatch(/^3\.0\./);
     expect(res.body.servers[0].url).toBe(`${TEST_BASE}/api/ogc`);
     const keys = Object.keys(res.body.paths);
-    expect(keys).toContain("/collections/location-proofs/items");
+    for (const id of ["location-proofs", "location-proof-shapes"]) {
+      for (const tail of ["", "/queryables", "/items", "/items/{featureId}"])
+        expect(keys).toContain(`/collections/${id}${tail}`);
+    }
     expect(keys.every((k) => !k.startsWith("/api/"))).toBe(true);
-    const names = res.body.paths["/collections/location-proofs/items"].get.parameters.map(
-      (p: { name: string }) => p.name,
+    const items = res.body.paths["/collections/location-proofs/items"].get;
+    const names = items.parameters.map((p: { name: string }) => p.name);
+    // GDAL reads the page size from here (/req/core/fc-limit-definition).
+    expect(items.parameters.find((p: { name: string }) => p.name === "limit").schema).toEqual({
+      type: "integer",
+      minimum: 1,
+      maximum: 1000,
+      default: 10,
+    });
+    expect(
+      res.body.paths["/collections/location-proof-shapes/items"].get.parameters.map(
+        (p: { name: string }) => p.name,
+      ),
+    ).toEqual(names);
+    const schemas = res.body.components.schemas;
+    expect(schemas.featureLocationProofs.properties.geometry.$ref).toBe("#/components/schemas/pointGeometry");
+    expect(schemas.featureLocationProofShapes.properties.geometry.$ref).toBe(
+      "#/components/schemas/shapeGeometry",
     );
+    expect(Object.keys(schemas.properties.properties)).toContain("event_timestamp");
+    expect(schemas.properties.properties).not.toHaveProperty("geometry");
+    expect(schemas.properties.properties.event_timestamp).toMatchObject({
+      type: "string",
+      format: "date-time",
+      nullable: true,
+    });
     for (const n of [
       "limit",
       "offset",
@@ -272,6 +314,9 @@ describe("HTML pages", () => {
       "/api/ogc/collections/location-proofs",
       "/api/ogc/collections/location-proofs/items",
       "/api/ogc/collections/location-proofs/queryables",
+      "/api/ogc/collections/location-proof-shapes",
+      "/api/ogc/collections/location-proof-shapes/items",
+      "/api/ogc/collections/location-proof-shapes/queryables",
       "/api/ogc/api",
     ]) {
       const res = await app.get(`${path}?f=html`);
@@ -282,12 +327,16 @@ describe("HTML pages", () => {
     }
   });
 
-  it("serves Leaflet and the map script from our own origin", async () => {
+  it("serves Leaflet, the basemap and our own CSS and scripts from our own origin", async () => {
     for (const [file, type] of [
       ["leaflet.js", /javascript/],
       ["leaflet.css", /css/],
       ["map.js", /javascript/],
-      ["ogc.css", /css/],
+      ["site.css", /css/],
+      ["site.js", /javascript/],
+      ["topojson-client.js", /javascript/],
+      ["countries-110m.json", /application\/json/],
+      ["countries-50m.json", /application\/json/],
     ] as const) {
       const res = await app.request(`/api/ogc/assets/${file}`);
       expect(res.status, file).toBe(200);

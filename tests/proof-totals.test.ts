@@ -59,6 +59,8 @@ describe("proof_counts", () => {
         target: [locationProofs.chainId, locationProofs.uid],
         set: {
           revoked: sql`excluded.revoked`,
+          // All location columns together, as the sync engine writes them (a check constraint requires it).
+          geometry: sql`excluded.geometry`,
           longitude: sql`excluded.longitude`,
           latitude: sql`excluded.latitude`,
           minLon: sql`excluded.min_lon`,

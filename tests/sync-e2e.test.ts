@@ -52,7 +52,13 @@ describe("sync end to end (anvil + EAS + Multicall3 → database → API)", () =
       longitude: number | null;
       latitude: number | null;
       location: string;
-    }>(app.db, sql`select memo, longitude, latitude, location from location_proofs`);
+      min_lon: number | null;
+      max_lon: number | null;
+      geometry: { type: string } | null;
+    }>(
+      app.db,
+      sql`select memo, longitude, latitude, location, min_lon, max_lon, geometry from location_proofs`,
+    );
     const by = Object.fromEntries(rows.map((r) => [r.memo, r]));
     expect(by["San Francisco"]).toMatchObject({ longitude: -122.4194, latitude: 37.7749 });
     expect(by["Tokyo, latitude first"]).toMatchObject({ longitude: 139.6917, latitude: 35.6895 });
@@ -61,13 +67,20 @@ describe("sync end to end (anvil + EAS + Multicall3 → database → API)", () =
     expect(by["Paris, polygon"]!.longitude).toBeCloseTo(2.3522, 6);
     expect(by["Rome, WKT"]).toMatchObject({ longitude: 12.4964, latitude: 41.9028 });
     expect(by["San Francisco, geohash"]!.longitude).toBeCloseTo(-122.4194, 3);
+    // H3 cells: the boundary is the geometry, the centre the point; across ±180° the bounds have west > east.
+    const h3 = by["San Francisco, H3 cell (resolution 9)"]!;
+    expect(h3.geometry?.type).toBe("Polygon");
+    expect(h3.longitude).toBeCloseTo(-122.418, 2);
+    expect(h3.latitude).toBeCloseTo(37.777, 2);
+    const across = by["H3 cell across the antimeridian (resolution 3)"]!;
+    expect(across.min_lon!).toBeGreaterThan(across.max_lon!);
     for (const memo of [
       "Free-text address: no coordinates",
       "Latitude first under a lon-lat type: invalid",
       "Out of range: invalid",
       "Broken GeoJSON: invalid",
       "Web Mercator srs: not interpretable",
-      "H3 cell: not decoded",
+      "Not an H3 cell (14 digits): invalid",
     ]) {
       expect(by[memo], memo).toMatchObject({ longitude: null, latitude: null });
     }

@@ -29,7 +29,10 @@ const engine = (rpcUrl: string, extra: Partial<Parameters<typeof createChainSync
     db: app.db,
     chain,
     client: createChainClient(chain, { transport: http(rpcUrl, { retryCount: 0 }) }),
-    options: syncOptions({ syncTimeBudgetMs: 20_000, syncBlockBudget: 1_000_000 }, options),
+    options: syncOptions(
+      { ...loadConfig({}), syncTimeBudgetMs: 20_000, syncBlockBudget: 1_000_000 },
+      options,
+    ),
     owner: `test-${Math.random()}`,
     ...extra,
   });
@@ -315,7 +318,7 @@ describe("providers that refuse large eth_getLogs ranges", () => {
         db: app.db,
         chain,
         client: createChainClient(chain, { jsonRpcBatch: true }),
-        options: syncOptions({ syncTimeBudgetMs: 20_000, syncBlockBudget: 1_000_000 }),
+        options: syncOptions({ ...loadConfig({}), syncTimeBudgetMs: 20_000, syncBlockBudget: 1_000_000 }),
         owner: "no-multicall",
       }).run("manual");
       expect(result).toMatchObject({ status: "ok", attestations: TOTAL });

@@ -98,6 +98,7 @@ describe("GET /api/v0/config", () => {
       ogc_limit_default: 10,
       ogc_limit_max: 1000,
       rate_limit_per_minute: 0,
+      sync_stale_after_seconds: 600,
     });
   });
 });
@@ -120,7 +121,12 @@ describe("GET / and /health", () => {
   it("health checks the database and is never cached", async () => {
     const res = await app.get("/health");
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: "ok", checks: { database: { status: "ok" } } });
+    // Issue 11: the enabled chains have never synced, so the service answers but is `degraded`.
+    expect(res.body).toMatchObject({ status: "degraded", checks: { database: { status: "ok" } } });
+    expect(res.body.checks.sync.chains.map((c: any) => [c.chain, c.status])).toEqual([
+      ["sepolia", "never_synced"],
+      ["devnet", "never_synced"],
+    ]);
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 });

@@ -21,6 +21,12 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const uids = (body: any): string[] => body.data.map((p: any) => p.uid);
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** A native list link: the given query, then a cursor. */
+const CURSOR_LINK = (query: string) =>
+  new RegExp(
+    `^${escapeRegExp(`${TEST_BASE}/api/v0/location-proofs?${query}`)}&cursor=[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`,
+  );
 
 async function walk(query: string, limit: number): Promise<string[]> {
   const seen: string[] = [];
@@ -41,15 +47,19 @@ describe("GET /api/v0/location-proofs", () => {
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     const expected = oracle(rows, {});
     expect(res.body.data).toHaveLength(100);
+    // Issue 10: next carries a cursor (the last row's sort key) instead of offset=100.
     expect(res.body.pagination).toEqual({
       total: expected.length,
       limit: 100,
       offset: 0,
       returned: 100,
-      next: `${TEST_BASE}/api/v0/location-proofs?limit=100&offset=100`,
+      next: expect.stringMatching(CURSOR_LINK("limit=100")),
       prev: null,
     });
     expect(uids(res.body)).toEqual(expected.slice(0, 100).map((r) => r.uid));
+    const second = await app.get(res.body.pagination.next.replace(TEST_BASE, ""));
+    expect(uids(second.body)).toEqual(expected.slice(100, 200).map((r) => r.uid));
+    expect(second.body.pagination.offset).toBeNull();
   });
 
   it("serialises every field of the spec's resource", async () => {
@@ -79,13 +89,18 @@ describe("GET /api/v0/location-proofs", () => {
   it("next and prev keep every filter", async () => {
     const res = await app.get("/api/v0/location-proofs?chain=base&limit=10&offset=10&includeRevoked=true");
     const next = new URL(res.body.pagination.next);
+    // Issue 10: the links carry a cursor, and no offset, in place of offset=20 / offset=0.
     expect(Object.fromEntries(next.searchParams)).toEqual({
       chain: "base",
       limit: "10",
-      offset: "20",
       includeRevoked: "true",
+      cursor: expect.any(String),
     });
-    expect(new URL(res.body.pagination.prev).searchParams.get("offset")).toBe("0");
+    const page = async (url: string) => uids((await app.get(url.replace(TEST_BASE, ""))).body);
+    const offsetPage = (offset: number) =>
+      page(`/api/v0/location-proofs?chain=base&limit=10&offset=${offset}&includeRevoked=true`);
+    expect(await page(res.body.pagination.next)).toEqual(await offsetPage(20));
+    expect(await page(res.body.pagination.prev)).toEqual(await offsetPage(0));
   });
 
   it("next and prev keep each parameter byte for byte, never re-encoded", async () => {
@@ -93,8 +108,9 @@ describe("GET /api/v0/location-proofs", () => {
     const res = await app.get(`/api/v0/location-proofs?${query}`);
     expect(res.status).toBe(200);
     const kept = "bbox=-180,-90,180,90&datetime=2020-01-01T00:00:00Z/..&chain=base%2Ccelo";
-    expect(res.body.pagination.next).toBe(`${TEST_BASE}/api/v0/location-proofs?${kept}&limit=5&offset=10`);
-    expect(res.body.pagination.prev).toBe(`${TEST_BASE}/api/v0/location-proofs?${kept}&limit=5&offset=0`);
+    // Issue 10: a cursor replaces offset; everything else is kept as sent.
+    expect(res.body.pagination.next).toMatch(CURSOR_LINK(`${kept}&limit=5`));
+    expect(res.body.pagination.prev).toMatch(CURSOR_LINK(`${kept}&limit=5`));
   });
 
   it("orders newest first with ties broken by uid, proofs without event time last", async () => {

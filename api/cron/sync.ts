@@ -1,3 +1,4 @@
+import { readNoBody } from "../../lib/http/body.js";
 import { parseQuery } from "../../lib/http/query.js";
 import { json } from "../../lib/http/respond.js";
 import { route } from "../../lib/http/route.js";
@@ -8,14 +9,15 @@ import { getSyncService, reportStatus } from "../../lib/sync/service.js";
  * CRON_SECRET; POST is the spec's manual trigger. Runs every enabled, unpaused chain within the budget.
  * 200 when no chain failed, 207 when some did, 500 when all did; failures are listed.
  */
-const handler = route(
-  async (request) => {
-    parseQuery(request, {});
-    const report = await (await getSyncService()).sync("cron");
-    return json(report, { status: reportStatus(report) });
-  },
-  { access: "restricted" },
-);
+async function sync(request: Request): Promise<Response> {
+  parseQuery(request, {});
+  await readNoBody(request);
+  const report = await (await getSyncService()).sync("cron");
+  return json(report, { status: reportStatus(report) });
+}
 
-export const GET = handler;
-export const POST = handler;
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "restricted",
+  GET: sync,
+  POST: sync,
+});

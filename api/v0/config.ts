@@ -3,12 +3,10 @@ import { json } from "../../lib/http/respond.js";
 import { route } from "../../lib/http/route.js";
 import { serviceConfig } from "../../lib/v0/service-info.js";
 
-export { preflight as OPTIONS } from "../../lib/http/cors.js";
-
-export const GET = route(
-  async (request) => {
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => {
     parseQuery(request, {});
-    return json(serviceConfig());
+    return json(await serviceConfig());
   },
-  { access: "public" },
-);
+});

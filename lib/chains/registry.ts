@@ -109,7 +109,10 @@ export function chainConfigs(config: Config): ChainConfig[] {
   const selected = config.chains ?? (config.onVercel ? ["arbitrum", "base", "celo", "sepolia"] : ["devnet"]);
   const unknown = selected.filter((name) => !CHAIN_NAMES.includes(name));
   if (unknown.length) {
-    throw new ConfigError(`CHAINS: unknown chain(s) ${unknown.join(", ")}; known: ${CHAIN_NAMES.join(", ")}`);
+    throw new ConfigError(
+      `CHAINS: unknown chain(s) ${unknown.join(", ")}; known: ${CHAIN_NAMES.join(", ")}`,
+      ["CHAINS"],
+    );
   }
   return CHAIN_DEFINITIONS.map((def) => {
     const key = envKey(def.name);
@@ -135,6 +138,6 @@ export function chainConfigs(config: Config): ChainConfig[] {
 function intOverride(env: Record<string, string | undefined>, key: string, fallback: number): number {
   const raw = env[key]?.trim();
   if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${key} must be a whole number`);
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${key} must be a whole number`, [key]);
   return Number(raw);
 }

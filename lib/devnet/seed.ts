@@ -4,7 +4,7 @@ import { encodeLocationProof, type LocationProofInput } from "./location-data.js
 
 /**
  * A realistic mix of location proofs, as seen on the public chains: every encoding, zero coordinates, lat-lon pairs,
- * polygons, WKT, geohash, proofs without valid coordinates, undecodable data (EAS accepts any bytes), some revoked.
+ * polygons, WKT, geohash, H3 cells, proofs without valid coordinates, undecodable data (EAS accepts any bytes), some revoked.
  */
 function seedProofInputs(
   now = Math.floor(Date.now() / 1000),
@@ -120,7 +120,9 @@ function seedProofInputs(
         "EPSG:3857",
       ),
     },
-    { input: p("h3", "8928308280fffff", 245, "H3 cell: not decoded") },
+    { input: p("h3", "8928308280fffff", 245, "San Francisco, H3 cell (resolution 9)") },
+    { input: p("h3", "837eb5fffffffff", 247, "H3 cell across the antimeridian (resolution 3)") },
+    { input: p("h3", "8928308280ffff", 249, "Not an H3 cell (14 digits): invalid") },
     { input: { ...p("DecimalDegrees<string>", "10.0, 20.0", 0, "No event timestamp"), eventTimestamp: 0n } },
     { input: "0xdeadbeef" },
     { input: "0x" },

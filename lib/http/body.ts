@@ -79,3 +79,17 @@ function decodeUtf8(bytes: Uint8Array): string {
     throw badBody("The request body is not valid UTF-8");
   }
 }
+
+const EMPTY_BODY = v.custom<Record<string, never>>(
+  (x) => typeof x === "object" && x !== null && !Array.isArray(x) && Object.keys(x).length === 0,
+  "this endpoint takes its options in the query string (e.g. ?chain=devnet): send no body, or {}",
+);
+
+/**
+ * The restricted POST endpoints (sync, revocations, worker, cron) take their options in the query string, never in
+ * the body. A body is still read, under the same cap, and must be empty or `{}`: a client that sends
+ * `{"chain":"base"}` expecting it to count gets a 400 saying where options go, instead of a sync of every chain.
+ */
+export async function readNoBody(request: Request): Promise<void> {
+  await readJsonBody(request, { schema: EMPTY_BODY });
+}

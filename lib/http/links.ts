@@ -68,21 +68,3 @@ function keyOf(pair: string): string {
     return raw;
   }
 }
-
-export type Page = { offset: number; limit: number; returned: number; total: number };
-
-/**
- * The next and previous pages of an offset-paged list (null where there is none), keeping every other parameter
- * byte for byte (linkWith). Shared by the native list and OGC items, so both page the same way.
- */
-export function pageLinks(
-  request: Request,
-  path: string,
-  { offset, limit, returned, total }: Page,
-): { next: string | null; prev: string | null } {
-  const page = (newOffset: number) => linkWith(request, path, { limit, offset: newOffset });
-  return {
-    next: offset + returned < total ? page(offset + limit) : null,
-    prev: offset > 0 ? page(Math.max(0, offset - limit)) : null,
-  };
-}

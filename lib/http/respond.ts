@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
-import { log } from "../log.js";
-import { ApiError } from "./errors.js";
+import { databaseErrorOf, isDatabaseOutage } from "../../db/errors.js";
+import { ConfigError } from "../config.js";
+import { errorFields, log, logOnce } from "../log.js";
+import { ApiError, serviceUnavailable } from "./errors.js";
 import { withSecurityHeaders } from "./security-headers.js";
 import { statusText } from "./status-text.js";
 
@@ -27,12 +29,52 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
   return textResponse(stringify(body), { ...init, contentType: init.contentType ?? JSON_TYPE });
 }
 
+/** What a client is told to wait before retrying during a database outage (a restart or failover takes seconds). */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A missing or invalid setting, as a client may see it: the variables' names and the rule (never their values),
+ * logged once per instance rather than once per request.
+ */
+export function misconfiguration(error: ConfigError): { message: string; settings: readonly string[] } {
+  logOnce(`config:${error.message}`, "error", "service misconfigured", {
+    settings: error.settings,
+    error: error.message,
+  });
+  return { message: `The service is misconfigured: ${error.message}`, settings: error.settings };
+}
+
+/**
+ * Errors the client did not cause and may retry, as ApiErrors: a misconfiguration (503 naming the setting) and a
+ * database outage — refused, stalled, timed out, restarting, overloaded — (503 with Retry-After; the database's own
+ * code and message go to the log, never to the body). Anything else stays as it is.
+ */
+function classify(error: unknown, request?: Request): unknown {
+  if (error instanceof ConfigError) {
+    const { message, settings } = misconfiguration(error);
+    return serviceUnavailable(message, { settings });
+  }
+  if (!(error instanceof ApiError) && isDatabaseOutage(error)) {
+    log("error", "database unavailable", {
+      path: request ? new URL(request.url).pathname : undefined,
+      db: databaseErrorOf(error),
+      error: errorFields(error),
+    });
+    return new ApiError(503, "ServiceUnavailable", "The database is unavailable; please retry shortly.", {
+      headers: { "retry-after": String(OUTAGE_RETRY_AFTER_SECONDS) },
+    });
+  }
+  return error;
+}
+
 /**
  * The one place an error becomes a response. The body has one shape everywhere:
  * `{ error, code, message, description, parameter? }` — `description` repeats `message` for OGC API clients,
- * which read OGC exceptions as `{ code, description }`. Unknown errors are logged and answered with a generic 500.
+ * which read OGC exceptions as `{ code, description }`. Outages and misconfiguration are 503s (classify above);
+ * unknown errors are logged and answered with a generic 500.
  */
-export function errorResponse(error: unknown, request?: Request): Response {
+export function errorResponse(thrown: unknown, request?: Request): Response {
+  const error = classify(thrown, request);
   if (error instanceof ApiError) {
     const body: Record<string, unknown> = {
       error: statusText(error.status),
@@ -51,10 +93,8 @@ export function errorResponse(error: unknown, request?: Request): Response {
   }
   log("error", "unhandled error", {
     path: request ? new URL(request.url).pathname : undefined,
-    error:
-      error instanceof Error
-        ? { name: error.name, message: error.message, stack: error.stack }
-        : String(error),
+    db: databaseErrorOf(error),
+    error: errorFields(error),
   });
   const message = "The server could not complete the request. Please try again later.";
   return new Response(

@@ -2,30 +2,39 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { getTransformedRoutes } from "@vercel/routing-utils";
-import { ApiError, cannotGet, methodNotAllowed } from "../http/errors.js";
+import { cannotGet } from "../http/errors.js";
 import { errorResponse } from "../http/respond.js";
-import { type FileRoute, matchFile, scanApi } from "./route-table.js";
+import { allowedMethodsOf, HTTP_METHODS } from "../http/route.js";
+import { type FileRoute, scanApi } from "./route-table.js";
+import { staticFiles } from "./static-files.js";
 
 /**
  * The local stand-in for Vercel's router, used by `npm run dev` and by the tests, so that both exercise the same
- * routing as production: the api/ tree is the route table (files, index.ts, [param] segments), then the
- * vercel.json rewrites, compiled by Vercel's own @vercel/routing-utils. There is no second, hand-kept route list.
+ * routing as production: public/ and the api/ tree are the filesystem (files, index.ts, [param] segments), then
+ * the vercel.json rewrites, compiled by Vercel's own @vercel/routing-utils. There is no second, hand-kept route
+ * list. The parity suite (tests/parity.test.ts) checks this router against the built output on Node 24.
  */
-export type Router = { handle(request: Request): Promise<Response>; routes: FileRoute[] };
+export type Router = {
+  handle(request: Request): Promise<Response>;
+  /** The methods the resource at `url` answers, for a 405's Allow (used by the local server: http-server.ts). */
+  allowedMethods(url: URL): Promise<readonly string[]>;
+  routes: FileRoute[];
+};
 
 type Rewrite = { src: RegExp; dest: string };
 type Module = Record<string, unknown>;
 
-const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-
 export function createRouter(root: string): Router {
   const routes = scanApi(root);
+  const byPath = new Map(routes.map((r) => [r.path, r]));
   const vercel = JSON.parse(readFileSync(join(root, "vercel.json"), "utf8")) as { rewrites?: unknown[] };
   const transformed = getTransformedRoutes({ rewrites: (vercel.rewrites ?? []) as never });
   if (transformed.error) throw new Error(`vercel.json: ${transformed.error.message}`);
   const rewrites: Rewrite[] = (transformed.routes ?? [])
     .filter((r): r is { src: string; dest: string } => "src" in r && typeof r.dest === "string")
-    .map((r) => ({ src: new RegExp(r.src), dest: r.dest }));
+    // Vercel matches a route's src without regard to case (unless the route says caseSensitive).
+    .map((r) => ({ src: new RegExp(r.src, "i"), dest: r.dest }));
+  const statics = staticFiles(root);
   const modules = new Map<string, Promise<Module>>();
   const load = (file: string) => {
     let m = modules.get(file);
@@ -41,6 +50,7 @@ export function createRouter(root: string): Router {
       const url = new URL(request.url);
       const resolved = resolve(url);
       if (!resolved) throw cannotGet(request.method, url.pathname);
+      if ("file" in resolved) return statics.respond(resolved.file, request);
       const mod = await load(resolved.route.file);
       const target = new URL(url);
       target.pathname = resolved.pathname;
@@ -52,57 +62,57 @@ export function createRouter(root: string): Router {
     }
   }
 
-  /** Filesystem first; then each rewrite in order, whose destination must itself be a function (check: true). */
-  function resolve(url: URL) {
+  /**
+   * Vercel's order for this project's config.json: the filesystem (public/ files, then functions at their exact
+   * path — a [param] file is only reached through a rewrite, as in the deployment, where nothing matches a bracket
+   * segment by itself), then each rewrite in order, whose destination must exist (check: true). Route sources match
+   * without regard to case, and captures go into the destination as they are (already percent-encoded), as in
+   * Vercel's own router.
+   */
+  function resolve(
+    url: URL,
+  ): { file: string } | { route: FileRoute; pathname: string; search: string } | undefined {
     // Repeated slashes are one separator, a trailing slash is dropped (`//api//v0/x/` is `/api/v0/x`).
     const collapsed = url.pathname.replace(/\/{2,}/g, "/");
     const pathname = collapsed.length > 1 ? collapsed.replace(/\/+$/, "") : collapsed;
     const query = url.search.slice(1);
-    const direct = matchFile(routes, pathname);
-    if (direct) return withParams(direct, pathname, query);
+    const file = statics.match(pathname);
+    if (file) return { file };
+    const direct = byPath.get(pathname);
+    if (direct) return { route: direct, pathname, search: url.search };
     for (const rewrite of rewrites) {
       const m = rewrite.src.exec(pathname);
       if (!m) continue;
-      const dest = rewrite.dest.replace(/\$(\d+)/g, (_, i: string) => encodeURIComponent(m[Number(i)] ?? ""));
+      const dest = rewrite.dest.replace(/\$(\d+)/g, (_, i: string) => m[Number(i)] ?? "");
       const [destPath = "/", destQuery = ""] = dest.split("?");
-      const hit = matchFile(routes, destPath);
+      const destFile = statics.match(destPath);
+      if (destFile) return { file: destFile };
+      const hit = byPath.get(destPath);
       // Vercel keeps the original query string on a rewrite, after the destination's own parameters.
-      if (hit) return withParams(hit, destPath, [destQuery, query].filter(Boolean).join("&"));
+      const search = [destQuery, query].filter(Boolean).join("&");
+      if (hit) return { route: hit, pathname: destPath, search: search ? `?${search}` : "" };
     }
     return undefined;
   }
 
-  return { handle, routes };
+  async function allowedMethods(url: URL): Promise<readonly string[]> {
+    const resolved = resolve(url);
+    if (!resolved) return [];
+    if ("file" in resolved) return ["GET", "HEAD"];
+    const mod = await load(resolved.route.file);
+    return allowedMethodsOf(mod) ?? HTTP_METHODS.filter((m) => typeof mod[m] === "function");
+  }
+
+  return { handle, allowedMethods, routes };
 }
 
 /**
- * Dynamic segments reach the function as query parameters, as on Vercel. The client's query string is passed on
- * byte for byte (as the platform does), not re-serialised, so percent-encodings arrive as they were sent.
+ * As Vercel's Node runtime does (@vercel/node, createWebExportsHandler): the export named like the method answers;
+ * a method the module does not export gets a bare 405 (no body, no Allow). Route modules built with route()
+ * export every method, so this fallback is what a module written without it would get in production too.
  */
-function withParams(
-  hit: { route: FileRoute; params: Record<string, string> },
-  pathname: string,
-  query: string,
-) {
-  const present = new URLSearchParams(query);
-  const extra = Object.entries(hit.params)
-    .filter(([k]) => !present.has(k))
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
-  const search = [query, ...extra].filter(Boolean).join("&");
-  return { route: hit.route, pathname, search: search ? `?${search}` : "" };
-}
-
 async function invoke(mod: Module, request: Request): Promise<Response> {
-  const method = request.method.toUpperCase();
-  const fn = mod[method];
+  const fn = mod[request.method.toUpperCase()];
   if (typeof fn === "function") return (fn as (r: Request) => Promise<Response>)(request);
-  if (method === "HEAD" && typeof mod.GET === "function") {
-    const res = await (mod.GET as (r: Request) => Promise<Response>)(new Request(request, { method: "GET" }));
-    return new Response(null, { status: res.status, headers: res.headers });
-  }
-  const allow = METHODS.filter(
-    (m) => typeof mod[m] === "function" || (m === "HEAD" && typeof mod.GET === "function"),
-  );
-  if (allow.length === 0) throw new ApiError(500, "InternalError", "route exports no handler");
-  throw methodNotAllowed(method, allow);
+  return new Response(null, { status: 405 });
 }

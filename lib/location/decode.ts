@@ -7,6 +7,7 @@ import {
   representativePoint,
   validGeometry,
 } from "./geometry.js";
+import { h3Cell } from "./h3.js";
 import { isLonLatSrs } from "./srs.js";
 import { parseWkt } from "./wkt.js";
 
@@ -83,6 +84,10 @@ export function decodeLocation(input: {
       latitude: (y0 + y1) / 2,
       bbox: b,
     };
+  }
+  if (type === "h3") {
+    // The cell's boundary is the geometry, its centre the point (lib/location/h3.ts).
+    return h3Cell(location) ?? NONE("not an H3 cell index");
   }
   return NONE(`location type ${JSON.stringify(input.locationType ?? "")} carries no coordinates we can read`);
 }

@@ -81,11 +81,95 @@ function allPositions(g: Geometry): Position[] {
   }
 }
 
+/** The geometry as paths: consecutive positions of a path are joined by an edge; a ring also joins last to first. */
+function paths(g: Geometry): { positions: Position[]; ring: boolean }[] {
+  switch (g.type) {
+    case "Point":
+      return [{ positions: [g.coordinates], ring: false }];
+    case "MultiPoint":
+      return g.coordinates.map((p) => ({ positions: [p], ring: false }));
+    case "LineString":
+      return [{ positions: g.coordinates, ring: false }];
+    case "MultiLineString":
+      return g.coordinates.map((positions) => ({ positions, ring: false }));
+    case "Polygon":
+      return g.coordinates.map((positions) => ({ positions, ring: true }));
+    case "MultiPolygon":
+      return g.coordinates.flat().map((positions) => ({ positions, ring: true }));
+    case "GeometryCollection":
+      return g.geometries.flatMap(paths);
+  }
+}
+
+/**
+ * The longitudes a geometry covers, as intervals [from, to] within [-180, 180]: each vertex, and each edge the
+ * short way round, so an edge spanning more than 180° (179.9 → -179.9) crosses the antimeridian and covers
+ * [179.9, 180] and [-180, -179.9] instead of the 359.8° between. (A ring's interior adds no longitude its edges do
+ * not cover, unless it encloses a pole, when its edges cover every longitude anyway.)
+ */
+function lonIntervals(g: Geometry): [number, number][] {
+  const out: [number, number][] = [];
+  for (const { positions, ring } of paths(g)) {
+    const xs = positions.map((p) => p[0]!);
+    if (ring && xs.length > 1) xs.push(xs[0]!);
+    xs.forEach((x, i) => {
+      out.push([x, x]);
+      if (i === 0) return;
+      const [lo, hi] = xs[i - 1]! < x ? [xs[i - 1]!, x] : [x, xs[i - 1]!];
+      if (hi - lo <= 180) out.push([lo, hi]);
+      else out.push([hi, 180], [-180, lo]);
+    });
+  }
+  return out;
+}
+
+/**
+ * West and east bounds: the shortest longitude extent that holds the geometry, found as the complement of the
+ * widest longitude range it does not cover. When that range is the one across the antimeridian, the extent is the
+ * plain [min, max]; otherwise it crosses the antimeridian and west > east (RFC 7946 §5.2). A geometry that covers
+ * every longitude (one that wraps the globe) gets [-180, 180]. On a tie the plain extent wins.
+ */
+function lonExtent(g: Geometry): [west: number, east: number] {
+  const sorted = lonIntervals(g).sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [from, to] of sorted) {
+    const last = merged.at(-1);
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  let [west, east] = [merged[0]![0], merged.at(-1)![1]];
+  let widest = west + 180 + (180 - east);
+  for (let i = 1; i < merged.length; i++) {
+    const gap = merged[i]![0] - merged[i - 1]![1];
+    if (gap > widest) [widest, west, east] = [gap, merged[i]![0], merged[i - 1]![1]];
+  }
+  return [west, east];
+}
+
+/** [west, south, east, north]; west > east when the geometry crosses the antimeridian (RFC 7946 §5.2). */
 export function bboxOf(g: Geometry): Bbox {
-  const ps = allPositions(g);
-  const lons = ps.map((p) => p[0]!);
-  const lats = ps.map((p) => p[1]!);
-  return [Math.min(...lons), Math.min(...lats), Math.max(...lons), Math.max(...lats)];
+  const lats = allPositions(g).map((p) => p[1]!);
+  const [west, east] = lonExtent(g);
+  return [west, Math.min(...lats), east, Math.max(...lats)];
+}
+
+/** The geometry with every longitude below `west` moved up by 360°, so a shape crossing the antimeridian is whole. */
+function unwrap(g: Geometry, west: number): Geometry {
+  const p = (q: Position): Position => (q[0]! < west ? [q[0]! + 360, ...q.slice(1)] : q);
+  switch (g.type) {
+    case "Point":
+      return { type: g.type, coordinates: p(g.coordinates) };
+    case "MultiPoint":
+    case "LineString":
+      return { type: g.type, coordinates: g.coordinates.map(p) };
+    case "MultiLineString":
+    case "Polygon":
+      return { type: g.type, coordinates: g.coordinates.map((l) => l.map(p)) };
+    case "MultiPolygon":
+      return { type: g.type, coordinates: g.coordinates.map((poly) => poly.map((l) => l.map(p))) };
+    case "GeometryCollection":
+      return { type: g.type, geometries: g.geometries.map((x) => unwrap(x, west)) };
+  }
 }
 
 /** Even-odd ray casting over one ring (lon as x, lat as y). */
@@ -116,10 +200,20 @@ function containsPoint(g: Geometry, x: number, y: number): boolean {
  * - otherwise (lines, multipoints, concave or holed shapes whose centre falls outside) the vertex nearest to the
  *   bounding-box centre, ties going to the first such vertex, so the choice is deterministic.
  * A bbox centre alone can fall outside an L-shaped polygon or off a curved line; a first vertex is often a corner far
- * from the feature's middle. This rule avoids both.
+ * from the feature's middle. This rule avoids both. A geometry crossing the antimeridian is measured whole (its
+ * bbox centre is near ±180°, never near 0°).
  */
 export function representativePoint(g: Geometry, bbox: Bbox = bboxOf(g)): [number, number] {
   if (g.type === "Point") return [g.coordinates[0]!, g.coordinates[1]!];
+  if (bbox[0] > bbox[2]) {
+    // Across the antimeridian: choose on the unwrapped shape (east of 180 continues past 180), then wrap back.
+    const [x, y] = planarPoint(unwrap(g, bbox[0]), [bbox[0], bbox[1], bbox[2] + 360, bbox[3]]);
+    return [x > 180 ? x - 360 : x, y];
+  }
+  return planarPoint(g, bbox);
+}
+
+function planarPoint(g: Geometry, bbox: Bbox): [number, number] {
   const cx = (bbox[0] + bbox[2]) / 2;
   const cy = (bbox[1] + bbox[3]) / 2;
   if (containsPoint(g, cx, cy)) return [cx, cy];

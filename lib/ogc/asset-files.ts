@@ -1,30 +1,35 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { MAP_JS, SITE_CSS, SITE_JS } from "../html/assets.js";
 import { notFound } from "../http/errors.js";
 import { textResponse } from "../http/respond.js";
-import { MAP_JS, OGC_CSS } from "./html/assets.js";
 
 /**
- * The files the HTML pages load, all from our own origin (no CDN): Leaflet from its npm package, read at run time
- * (vercel.json ships leaflet.js and leaflet.css through `includeFiles`, under the single functions key for all of
- * api/ so that no two function globs overlap; the two files are ~160 KB), and our own CSS and map script.
- * A fixed allow-list: the file name never reaches the file system.
+ * The files the HTML pages load, all from our own origin (no CDN): Leaflet, topojson-client and Natural Earth's
+ * country outlines (world-atlas) from their npm packages, read at run time — vercel.json's `includeFiles` for this
+ * function alone ships them next to its bundle (scripts/build.ts), so no other function grows — and our own CSS and
+ * scripts. A fixed allow-list: the file name never reaches the file system.
  */
 const require = createRequire(import.meta.url);
 
 type Asset = { type: string; load: () => Promise<string> };
 
+const JS = "text/javascript; charset=utf-8";
+const fromPackage = (type: string, path: string): Asset => ({
+  type,
+  load: () => readFile(require.resolve(path), "utf8"),
+});
+
 const ASSETS: Record<string, Asset> = {
-  "leaflet.js": {
-    type: "text/javascript; charset=utf-8",
-    load: () => readFile(require.resolve("leaflet/dist/leaflet.js"), "utf8"),
-  },
-  "leaflet.css": {
-    type: "text/css; charset=utf-8",
-    load: () => readFile(require.resolve("leaflet/dist/leaflet.css"), "utf8"),
-  },
-  "map.js": { type: "text/javascript; charset=utf-8", load: async () => MAP_JS },
-  "ogc.css": { type: "text/css; charset=utf-8", load: async () => OGC_CSS },
+  "leaflet.js": fromPackage(JS, "leaflet/dist/leaflet.js"),
+  "leaflet.css": fromPackage("text/css; charset=utf-8", "leaflet/dist/leaflet.css"),
+  "topojson-client.js": fromPackage(JS, "topojson-client/dist/topojson-client.min.js"),
+  // Natural Earth 1:110m (108 KB) for the world view, 1:50m (756 KB) once a map is zoomed in (map.js).
+  "countries-110m.json": fromPackage("application/json", "world-atlas/countries-110m.json"),
+  "countries-50m.json": fromPackage("application/json", "world-atlas/countries-50m.json"),
+  "map.js": { type: JS, load: async () => MAP_JS },
+  "site.js": { type: JS, load: async () => SITE_JS },
+  "site.css": { type: "text/css; charset=utf-8", load: async () => SITE_CSS },
 };
 
 const cache = new Map<string, Promise<string>>();
@@ -41,7 +46,7 @@ export async function assetResponse(file: string): Promise<Response> {
   }
   return textResponse(await body, {
     contentType: asset.type,
-    // Versioned with the package: a day in the browser, then revalidated by ETag.
+    // Versioned with the packages: a day in the browser, then revalidated by ETag.
     headers: { "cache-control": "public, max-age=86400" },
   });
 }

@@ -1,8 +1,19 @@
 import { sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
+import { locationProofs as p } from "../../db/schema.js";
+import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
-import type { Format } from "./format.js";
-import { alternates, COLLECTION_ID, CRS84, GREGORIAN, type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
+import {
+  alternates,
+  COLLECTIONS,
+  type Collection,
+  CRS84,
+  GREGORIAN,
+  type Link,
+  MEDIA,
+  PATHS,
+  REL,
+} from "./vocabulary.js";
 
 export type Extent = {
   spatial: { bbox: [number, number, number, number][]; crs: string };
@@ -11,8 +22,9 @@ export type Extent = {
 
 /**
  * The extent computed from the data (never a static box): min/max of the stored bounds, each one an index lookup
- * on its btree (db/schema.ts), and the first/last event time from the order index. An empty collection has the
- * whole world and an open interval.
+ * on its btree (db/schema.ts), and the first/last event time from the order index. Bounds crossing the antimeridian
+ * (west > east) reach ±180 on both sides, so when any exists the longitudes span [-180, 180] (their partial index
+ * answers whether one does). An empty collection has the whole world and an open interval.
  */
 export async function computeExtent(db: Db): Promise<Extent> {
   const [row] = await queryRows<Record<string, unknown>>(
@@ -22,12 +34,14 @@ export async function computeExtent(db: Db): Promise<Extent> {
       (select min(min_lat) from location_proofs) as min_lat,
       (select max(max_lon) from location_proofs) as max_lon,
       (select max(max_lat) from location_proofs) as max_lat,
+      exists (select 1 from ${p} where ${p.minLon} > ${p.maxLon}) as crossing,
       (select min(event_timestamp) from location_proofs) as first_event,
       (select max(event_timestamp) from location_proofs) as last_event`,
   );
   const num = (x: unknown) => (x === null || x === undefined ? undefined : Number(x));
   const when = (x: unknown) => (x === null || x === undefined ? null : new Date(x as string).toISOString());
   const b = [num(row?.min_lon), num(row?.min_lat), num(row?.max_lon), num(row?.max_lat)];
+  if (row?.crossing === true || row?.crossing === "t") [b[0], b[2]] = [-180, 180];
   const bbox: [number, number, number, number] = b.every((x) => x !== undefined)
     ? (b as [number, number, number, number])
     : [-180, -90, 180, 90];
@@ -37,43 +51,52 @@ export async function computeExtent(db: Db): Promise<Extent> {
   };
 }
 
-const DESCRIPTION =
-  "Location proofs: EAS attestations of the location-proof schema, indexed from EVM chains. One feature per " +
-  "attestation (id = attestation uid), revoked ones included (property revoked).";
-
-function collectionDocument(request: Request, extent: Extent, format: Format, self: boolean) {
+function collectionDocument(
+  request: Request,
+  collection: Collection,
+  extent: Extent,
+  format: Format,
+  self: boolean,
+) {
+  const path = PATHS.collection(collection.id);
+  const items = PATHS.items(collection.id);
   const href = (path: string, params: Record<string, string> = {}) => absoluteUrl(request, path, params);
   const { selfType, otherType, otherF } = alternates(format, MEDIA.json);
   const links: Link[] = [
     ...(self
       ? [
           {
-            href: href(PATHS.collection, format === "html" ? { f: "html" } : {}),
+            href: href(path, format === "html" ? { f: "html" } : {}),
             rel: REL.self,
             type: selfType,
             title: "This collection",
           },
           {
-            href: href(PATHS.collection, { f: otherF }),
+            href: href(path, { f: otherF }),
             rel: REL.alternate,
             type: otherType,
             title: "This collection",
           },
         ]
-      : [{ href: href(PATHS.collection), rel: REL.self, type: MEDIA.json, title: "The collection" }]),
-    { href: href(PATHS.items), rel: REL.items, type: MEDIA.geojson, title: "Features (GeoJSON)" },
+      : [{ href: href(path), rel: REL.self, type: MEDIA.json, title: "The collection" }]),
+    { href: href(items), rel: REL.items, type: MEDIA.geojson, title: "Features (GeoJSON)" },
     {
-      href: href(PATHS.items, { f: "html" }),
+      href: href(items, { f: "html" }),
       rel: REL.items,
       type: MEDIA.html,
       title: "Features (HTML map)",
     },
-    { href: href(PATHS.queryables), rel: REL.queryables, type: MEDIA.schema, title: "Queryables" },
+    {
+      href: href(PATHS.queryables(collection.id)),
+      rel: REL.queryables,
+      type: MEDIA.schema,
+      title: "Queryables",
+    },
   ];
   return {
-    id: COLLECTION_ID,
-    title: "Location proofs",
-    description: DESCRIPTION,
+    id: collection.id,
+    title: collection.title,
+    description: collection.description,
     itemType: "feature",
     crs: [CRS84],
     storageCrs: CRS84,
@@ -82,12 +105,12 @@ function collectionDocument(request: Request, extent: Extent, format: Format, se
   };
 }
 
-/** GET /collections/location-proofs */
-export async function getCollection(request: Request, format: Format) {
-  return collectionDocument(request, await computeExtent(await getDb()), format, true);
+/** GET /collections/{id} */
+export async function getCollection(request: Request, format: Format, collection: Collection) {
+  return collectionDocument(request, collection, await computeExtent(await getDb()), format, true);
 }
 
-/** GET /collections: the one collection, with the same metadata as its own page. */
+/** GET /collections: both collections, each with the same metadata as its own page. */
 export async function getCollections(request: Request, format: Format) {
   const extent = await computeExtent(await getDb());
   const { selfType, otherType, otherF } = alternates(format, MEDIA.json);
@@ -102,6 +125,6 @@ export async function getCollections(request: Request, format: Format) {
       },
       { href: href({ f: otherF }), rel: REL.alternate, type: otherType, title: "The collections" },
     ] satisfies Link[],
-    collections: [collectionDocument(request, extent, format, false)],
+    collections: Object.values(COLLECTIONS).map((c) => collectionDocument(request, c, extent, format, false)),
   };
 }

@@ -1,4 +1,4 @@
-import type { Format } from "./format.js";
+import type { Format } from "../http/format.js";
 import { conformanceHtml } from "./html/views.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 

@@ -1,8 +1,15 @@
 import * as v from "valibot";
 import { CHAIN_NAMES } from "../chains/registry.js";
-import { addressParam, bboxParam, chainListParam, datetimeParam, integerParam } from "../params.js";
+import { formatParam } from "../http/format.js";
+import {
+  addressParam,
+  bboxParam,
+  chainListParam,
+  cursorParam,
+  datetimeParam,
+  integerParam,
+} from "../params.js";
 import { FILTER_LANGS } from "./cql2/index.js";
-import { formatParam } from "./format.js";
 import { CRS84, OGC_MAX_LIMIT } from "./vocabulary.js";
 
 /**
@@ -32,6 +39,7 @@ export const ITEMS_PARAMS = {
   f: v.optional(formatParam),
   limit: v.optional(limitParam),
   offset: v.optional(integerParam("offset", 0, Number.MAX_SAFE_INTEGER)),
+  cursor: v.optional(cursorParam),
   bbox: v.optional(bboxParam("bbox", true)),
   "bbox-crs": v.optional(crsParam("bbox-crs")),
   datetime: v.optional(datetimeParam),

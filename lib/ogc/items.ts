@@ -1,32 +1,50 @@
 import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
-import { absoluteUrl, linkWith, pageLinks } from "../http/links.js";
+import type { Format } from "../http/format.js";
+import { absoluteUrl, linkWith } from "../http/links.js";
 import { log } from "../log.js";
+import { proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
-import type { ProofFilter } from "../proofs/filter.js";
-import { findProofByUid, pageAndCount } from "../proofs/query.js";
+import type { ProofFilter, SpatialTarget } from "../proofs/filter.js";
+import { findProofByUid } from "../proofs/query.js";
 import { cql2Filter } from "./cql2/index.js";
 import { type OgcFeature, toFeature } from "./feature.js";
-import type { Format } from "./format.js";
 import type { ItemsQuery } from "./items-params.js";
 import { parseSortby } from "./sortby.js";
-import { alternates, type Link, MEDIA, OGC_DEFAULT_LIMIT, PATHS, REL } from "./vocabulary.js";
+import {
+  alternates,
+  type Collection,
+  type CollectionId,
+  type Link,
+  MEDIA,
+  OGC_DEFAULT_LIMIT,
+  PATHS,
+  REL,
+} from "./vocabulary.js";
+
+/** What bbox and S_INTERSECTS test in a collection: its features' geometry. */
+const target = (c: Collection): SpatialTarget => (c.geometry === "point" ? "point" : "bounds");
 
 /**
- * The OGC collection holds every indexed proof, revoked ones included: a feature's `revoked` property says which,
+ * An OGC collection holds every indexed proof, revoked ones included: a feature's `revoked` property says which,
  * and `filter=revoked=false` leaves them out. (The native list hides revoked proofs unless asked; a map client
  * reading a dataset expects all of it, and the single-feature endpoint must serve whatever items lists.)
+ * bbox and datetime follow OGC API - Features Part 1: they also match features without geometry or event time
+ * (bboxMatchesMissing, timesMatchMissing); a CQL2 filter keeps CQL2's rule (a predicate on a null is not true).
  */
-export function itemsFilter(q: ItemsQuery): ProofFilter {
+export function itemsFilter(q: ItemsQuery, collection: Collection): ProofFilter {
   return {
     includeRevoked: true,
+    bboxMatchesMissing: true,
+    timesMatchMissing: true,
+    bboxOn: target(collection),
     ...(q.bbox ? { bbox: q.bbox } : {}),
     ...(q.chain ? { chains: q.chain } : {}),
     ...(q.prover ? { prover: q.prover } : {}),
     ...(q.subject ? { subject: q.subject } : {}),
     ...(q.datetime ? { times: [q.datetime] } : {}),
-    ...(q.filter ? { where: [cql2Filter(q.filter)] } : {}),
+    ...(q.filter ? { where: [cql2Filter(q.filter, target(collection))] } : {}),
   };
 }
 
@@ -39,45 +57,49 @@ export type FeatureCollection = {
   links: Link[];
 };
 
-/** GET …/items: one page of features, the exact number matched, and links that keep every other parameter. */
-export async function getItems(request: Request, q: ItemsQuery, format: Format): Promise<FeatureCollection> {
+/**
+ * GET …/items: one page of features, the exact number matched, and links that keep every other parameter; with
+ * `start`, the page's place in the list for the HTML pager (see proofPage).
+ */
+export async function getItems(
+  request: Request,
+  q: ItemsQuery,
+  format: Format,
+  collection: Collection,
+): Promise<{ doc: FeatureCollection; start: number }> {
   const limit = q.limit ?? OGC_DEFAULT_LIMIT;
-  const offset = q.offset ?? 0;
-  const filter = itemsFilter(q);
+  const filter = itemsFilter(q, collection);
+  const items = PATHS.items(collection.id);
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
-  const { rows, total } = await pageAndCount(await getDb(), filter, {
+  const { rows, total, next, prev, start } = await proofPage(request, items, filter, {
     limit,
-    offset,
+    ...(q.offset !== undefined ? { offset: q.offset } : {}),
+    ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(sort ? { sort } : {}),
   });
-  const features = rows.map(toFeature);
+  const features = rows.map((row) => toFeature(row, collection));
   // The query string as received, for operators (and the GDAL client check, which verifies that a -where filter
   // reached the server): the shared request log line records only the path.
   log("debug", "ogc items", {
+    collection: collection.id,
     query: new URL(request.url).search,
     matched: total,
     returned: features.length,
   });
   const { selfType, otherType, otherF } = alternates(format, MEDIA.geojson);
   const links: Link[] = [
-    { href: linkWith(request, PATHS.items, {}), rel: REL.self, type: selfType, title: "This page" },
+    { href: linkWith(request, items, {}), rel: REL.self, type: selfType, title: "This page" },
     {
-      href: linkWith(request, PATHS.items, { f: otherF }),
+      href: linkWith(request, items, { f: otherF }),
       rel: REL.alternate,
       type: otherType,
       title: "This page",
     },
-    {
-      href: absoluteUrl(request, PATHS.collection),
-      rel: REL.collection,
-      type: MEDIA.json,
-      title: "The collection",
-    },
+    collectionLink(request, collection.id),
   ];
-  const { next, prev } = pageLinks(request, PATHS.items, { offset, limit, returned: features.length, total });
   if (next) links.push({ href: next, rel: REL.next, type: selfType, title: "Next page" });
   if (prev) links.push({ href: prev, rel: REL.prev, type: selfType, title: "Previous page" });
-  return {
+  const doc: FeatureCollection = {
     type: "FeatureCollection",
     timeStamp: new Date().toISOString(),
     numberMatched: total,
@@ -85,10 +107,18 @@ export async function getItems(request: Request, q: ItemsQuery, format: Format):
     features,
     links,
   };
+  return { doc, start };
 }
 
+const collectionLink = (request: Request, id: CollectionId): Link => ({
+  href: absoluteUrl(request, PATHS.collection(id)),
+  rel: REL.collection,
+  type: MEDIA.json,
+  title: "The collection",
+});
+
 /** GET …/items/{uid}: one feature, revoked or not, with links self, alternate and collection. */
-export async function getItem(request: Request, uid: string, format: Format) {
+export async function getItem(request: Request, uid: string, format: Format, collection: Collection) {
   // An id that cannot be a uid names no feature: 404, as for any unknown id (Part 1, 7.16). Only a well-formed
   // uid is echoed in the message; any other text is the client's, and is never reflected.
   const parsed = v.safeParse(uidParam, uid);
@@ -96,11 +126,11 @@ export async function getItem(request: Request, uid: string, format: Format) {
   if (!row) {
     throw notFound(
       parsed.success
-        ? `No feature with id ${parsed.output} in collection location-proofs`
-        : "No feature with that id in collection location-proofs",
+        ? `No feature with id ${parsed.output} in collection ${collection.id}`
+        : `No feature with that id in collection ${collection.id}`,
     );
   }
-  const path = PATHS.item(row.uid);
+  const path = PATHS.item(collection.id, row.uid);
   const { selfType, otherType, otherF } = alternates(format, MEDIA.geojson);
   const links: Link[] = [
     { href: linkWith(request, path, {}, ["uid"]), rel: REL.self, type: selfType, title: "This feature" },
@@ -110,12 +140,7 @@ export async function getItem(request: Request, uid: string, format: Format) {
       type: otherType,
       title: "This feature",
     },
-    {
-      href: absoluteUrl(request, PATHS.collection),
-      rel: REL.collection,
-      type: MEDIA.json,
-      title: "The collection",
-    },
+    collectionLink(request, collection.id),
   ];
-  return { ...toFeature(row), links };
+  return { ...toFeature(row, collection), links };
 }

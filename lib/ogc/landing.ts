@@ -1,6 +1,6 @@
+import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
 import { SERVICE_NAME } from "../version.js";
-import type { Format } from "./format.js";
 import { landingHtml } from "./html/views.js";
 import { ogcResponse } from "./respond.js";
 import { alternates, type Link, MEDIA, PATHS, REL } from "./vocabulary.js";

@@ -1,12 +1,20 @@
 import { CHAIN_NAMES } from "../chains/registry.js";
+import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
-import { SORTABLE } from "../proofs/sort.js";
+import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { VERSION } from "../version.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
-import type { Format } from "./format.js";
 import { apiHtml } from "./html/views.js";
 import { hrefFor, ogcResponse } from "./respond.js";
-import { COLLECTION_ID, CRS84, MEDIA, OGC_BASE, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
+import {
+  COLLECTIONS,
+  type Collection,
+  CRS84,
+  MEDIA,
+  OGC_BASE,
+  OGC_DEFAULT_LIMIT,
+  OGC_MAX_LIMIT,
+} from "./vocabulary.js";
 
 type Param = Record<string, unknown>;
 
@@ -32,32 +40,38 @@ const f = query("f", "Response encoding; overrides the Accept header.", {
 const address = { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" };
 
 /**
- * Parameters of the items path. Declared inline (not only by $ref) and under the path key relative to the server
+ * Parameters of an items path. Declared inline (not only by $ref) and under the path key relative to the server
  * URL, which is where GDAL's OAPIF driver looks: a parameter named like a feature property (chain, prover, subject)
- * lets GDAL push `-where "chain = 'x'"` to the server as `chain=x` instead of filtering every feature locally.
+ * lets GDAL push `-where "chain = 'x'"` to the server as `chain=x` instead of filtering every feature locally, and
+ * the `maximum` of limit is the page size GDAL then asks for.
  */
-const ITEMS_PARAMETERS: Param[] = [
+const itemsParameters = (c: Collection): Param[] => [
   f,
   query(
     "limit",
-    `Page size, default ${OGC_DEFAULT_LIMIT}. Values above ${OGC_MAX_LIMIT} are served as ${OGC_MAX_LIMIT} (and the links say so).`,
-    { type: "integer", minimum: 1, default: OGC_DEFAULT_LIMIT },
+    `Page size, default ${OGC_DEFAULT_LIMIT}, at most ${OGC_MAX_LIMIT}. Values above ${OGC_MAX_LIMIT} are served as ${OGC_MAX_LIMIT} (and the links say so).`,
+    { type: "integer", minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT },
   ),
-  query("offset", "Number of features to skip (the next/prev links carry it).", {
-    type: "integer",
-    minimum: 0,
-    default: 0,
-  }),
+  query(
+    "offset",
+    "Number of features to skip; slower the deeper (the next/prev links carry a cursor instead). Not with cursor.",
+    { type: "integer", minimum: 0, default: 0 },
+  ),
+  query(
+    "cursor",
+    "The opaque position a next/prev link carries (the sort key of the row the page continues from, checksummed). A cursor that was changed, or made for another sortby, is a 400.",
+    { type: "string", pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$" },
+  ),
   query(
     "bbox",
-    "minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84. minLon > maxLon crosses the antimeridian. Features without geometry never match.",
+    `minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84. minLon > maxLon crosses the antimeridian. Tested against ${c.geometry === "point" ? "the feature's point" : "the bounds of the feature's geometry"}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).`,
     { type: "array", minItems: 4, maxItems: 6, items: { type: "number" } },
     { style: "form", explode: false },
   ),
   query("bbox-crs", "Only CRS84 is served.", { type: "string", enum: [CRS84] }),
   query(
     "datetime",
-    "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day), or an interval start/end with '..' for an open end. Ends are inclusive; proofs without an event time never match.",
+    "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day; years 0001-9999), or an interval start/end with '..' for an open end. Ends are inclusive; features without an event time match too (/req/core/fc-time-response).",
     { type: "string" },
   ),
   query(
@@ -70,7 +84,7 @@ const ITEMS_PARAMETERS: Param[] = [
   query("subject", "Address the proof is about (0x…, any case).", address),
   query(
     "filter",
-    `CQL2 text over the queryables (see /collections/${COLLECTION_ID}/queryables); at most ${CQL_LIMITS.length} characters.`,
+    `CQL2 text over the queryables (see /collections/${c.id}/queryables); at most ${CQL_LIMITS.length} characters and ${CQL_LIMITS.depth} levels of nesting. A predicate on a null (a feature without geometry or time) is not true.`,
     { type: "string" },
   ),
   query("filter-lang", "Language of filter.", {
@@ -84,7 +98,7 @@ const ITEMS_PARAMETERS: Param[] = [
     "Comma-separated properties, '-' for descending (e.g. -event_timestamp).",
     {
       type: "array",
-      items: { type: "string", pattern: `^[+-]?(${Object.keys(SORTABLE).join("|")})$` },
+      items: { type: "string", pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$` },
     },
     { style: "form", explode: false },
   ),
@@ -110,14 +124,107 @@ const errors = {
   },
 };
 
+type Op = (
+  summary: string,
+  operationId: string,
+  response: Record<string, unknown>,
+  parameters?: Param[],
+) => Record<string, unknown>;
+
+/** A name usable in operationIds and schema names: location-proof-shapes → LocationProofShapes. */
+const pascal = (id: string) => id.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+/** The four paths of one collection: its metadata, queryables, items and single items. */
+function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
+  const name = pascal(c.id);
+  const geojson = (schema: string, description: string) => ({
+    description,
+    content: {
+      [MEDIA.geojson]: { schema: { $ref: `#/components/schemas/${schema}${name}` } },
+      [MEDIA.html]: { schema: { type: "string" } },
+    },
+  });
+  return {
+    [`/collections/${c.id}`]: op(
+      `The ${c.id} collection`,
+      `describe${name}`,
+      jsonResponse("Collection metadata with its extent"),
+    ),
+    [`/collections/${c.id}/queryables`]: op(
+      `Queryables of ${c.id}`,
+      `getQueryables${name}`,
+      jsonResponse("JSON Schema of the filterable properties", MEDIA.schema),
+    ),
+    [`/collections/${c.id}/items`]: op(
+      `Features of ${c.id}`,
+      `getFeatures${name}`,
+      geojson("featureCollection", "A page of features with numberMatched, numberReturned and paging links"),
+      itemsParameters(c),
+    ),
+    [`/collections/${c.id}/items/{featureId}`]: op(
+      `One feature of ${c.id}`,
+      `getFeature${name}`,
+      geojson("feature", "The feature"),
+      [
+        {
+          name: "featureId",
+          in: "path",
+          required: true,
+          description: "Attestation uid",
+          schema: { type: "string" },
+        },
+        f,
+      ],
+    ),
+  };
+}
+
+/** The feature and feature-collection schemas of one collection: they differ in the geometry. */
+function featureSchemas(c: Collection): Record<string, unknown> {
+  const name = pascal(c.id);
+  return {
+    [`feature${name}`]: {
+      type: "object",
+      required: ["type", "geometry", "properties"],
+      properties: {
+        type: { type: "string", enum: ["Feature"] },
+        id: { type: "string" },
+        geometry: {
+          $ref: `#/components/schemas/${c.geometry === "point" ? "pointGeometry" : "shapeGeometry"}`,
+        },
+        ...(c.geometry === "shape"
+          ? {
+              bbox: {
+                type: "array",
+                items: { type: "number" },
+                minItems: 4,
+                maxItems: 4,
+                description: "Bounds of a non-point geometry; west > east when it crosses the antimeridian",
+              },
+            }
+          : {}),
+        properties: { $ref: "#/components/schemas/properties" },
+        links: { type: "array", items: { $ref: "#/components/schemas/link" } },
+      },
+    },
+    [`featureCollection${name}`]: {
+      type: "object",
+      required: ["type", "features"],
+      properties: {
+        type: { type: "string", enum: ["FeatureCollection"] },
+        features: { type: "array", items: { $ref: `#/components/schemas/feature${name}` } },
+        links: { type: "array", items: { $ref: "#/components/schemas/link" } },
+        timeStamp: { type: "string", format: "date-time" },
+        numberMatched: { type: "integer", minimum: 0 },
+        numberReturned: { type: "integer", minimum: 0 },
+      },
+    },
+  };
+}
+
 /** GET /api/ogc/api: the OpenAPI 3.0 definition of this interface, with the server URL of the request. */
 export function openApiDocument(request: Request) {
-  const op = (
-    summary: string,
-    operationId: string,
-    response: Record<string, unknown>,
-    parameters: Param[] = [f],
-  ) => ({
+  const op: Op = (summary, operationId, response, parameters = [f]) => ({
     get: {
       summary,
       operationId,
@@ -153,49 +260,7 @@ export function openApiDocument(request: Request) {
         jsonResponse("OpenAPI 3.0 (JSON) or its HTML rendering", MEDIA.openapi),
       ),
       "/collections": op("Feature collections", "getCollections", jsonResponse("The collections")),
-      [`/collections/${COLLECTION_ID}`]: op(
-        "The location-proofs collection",
-        "describeCollection",
-        jsonResponse("Collection metadata with its extent"),
-      ),
-      [`/collections/${COLLECTION_ID}/queryables`]: op(
-        "Queryables of location-proofs",
-        "getQueryables",
-        jsonResponse("JSON Schema of the filterable properties", MEDIA.schema),
-      ),
-      [`/collections/${COLLECTION_ID}/items`]: op(
-        "Features of location-proofs",
-        "getFeatures",
-        {
-          description: "A page of features with numberMatched, numberReturned and paging links",
-          content: {
-            [MEDIA.geojson]: { schema: { $ref: "#/components/schemas/featureCollection" } },
-            [MEDIA.html]: { schema: { type: "string" } },
-          },
-        },
-        ITEMS_PARAMETERS,
-      ),
-      [`/collections/${COLLECTION_ID}/items/{featureId}`]: op(
-        "One feature",
-        "getFeature",
-        {
-          description: "The feature",
-          content: {
-            [MEDIA.geojson]: { schema: { $ref: "#/components/schemas/feature" } },
-            [MEDIA.html]: { schema: { type: "string" } },
-          },
-        },
-        [
-          {
-            name: "featureId",
-            in: "path",
-            required: true,
-            description: "Attestation uid",
-            schema: { type: "string" },
-          },
-          f,
-        ],
-      ),
+      ...Object.assign({}, ...Object.values(COLLECTIONS).map((c) => collectionPaths(c, op))),
     },
     components: {
       schemas: {
@@ -209,29 +274,30 @@ export function openApiDocument(request: Request) {
             parameter: { type: "string" },
           },
         },
-        feature: {
+        properties: {
           type: "object",
-          required: ["type", "geometry", "properties"],
+          description: "The proof's properties, as in the native API (without its geometry and bbox)",
+          required: OGC_PROPERTIES.map((q) => q.name),
+          properties: Object.fromEntries(OGC_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "openapi-3.0")])),
+        },
+        pointGeometry: {
+          type: "object",
+          nullable: true,
+          description: "The representative point [longitude, latitude]; null without valid coordinates",
+          required: ["type", "coordinates"],
           properties: {
-            type: { type: "string", enum: ["Feature"] },
-            id: { type: "string" },
-            geometry: { type: "object", nullable: true },
-            properties: { type: "object", nullable: true },
-            links: { type: "array", items: { $ref: "#/components/schemas/link" } },
+            type: { type: "string", enum: ["Point"] },
+            coordinates: { type: "array", items: { type: "number" }, minItems: 2, maxItems: 2 },
           },
         },
-        featureCollection: {
+        shapeGeometry: {
           type: "object",
-          required: ["type", "features"],
-          properties: {
-            type: { type: "string", enum: ["FeatureCollection"] },
-            features: { type: "array", items: { $ref: "#/components/schemas/feature" } },
-            links: { type: "array", items: { $ref: "#/components/schemas/link" } },
-            timeStamp: { type: "string", format: "date-time" },
-            numberMatched: { type: "integer", minimum: 0 },
-            numberReturned: { type: "integer", minimum: 0 },
-          },
+          nullable: true,
+          description: "The decoded GeoJSON geometry (RFC 7946); null without valid geographic data",
+          required: ["type"],
+          properties: { type: { type: "string" } },
         },
+        ...Object.assign({}, ...Object.values(COLLECTIONS).map(featureSchemas)),
         link: {
           type: "object",
           required: ["href", "rel"],

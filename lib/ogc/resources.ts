@@ -1,10 +1,11 @@
+import type { Format } from "../http/format.js";
 import { GEOJSON_TYPE } from "../http/respond.js";
 import { getCollection, getCollections } from "./collections.js";
-import type { Format } from "./format.js";
 import { collectionHtml, collectionsHtml, itemHtml, itemsHtml } from "./html/views.js";
 import { getItem, getItems } from "./items.js";
 import type { ItemsQuery } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
+import { type Collection, OGC_DEFAULT_LIMIT } from "./vocabulary.js";
 
 /**
  * Each OGC resource as a response in the negotiated format: the one call a route file makes after parsing its
@@ -23,17 +24,35 @@ const GEOJSON = GEOJSON_TYPE.split(";")[0]!;
 export const collectionsResource = async (request: Request, format: Format) =>
   ogcResponse(format, await getCollections(request, format), (doc) => collectionsHtml(doc, hrefFor(request)));
 
-export const collectionResource = async (request: Request, format: Format) =>
-  ogcResponse(format, await getCollection(request, format), (doc) => collectionHtml(doc, hrefFor(request)));
+export const collectionResource = async (request: Request, format: Format, collection: Collection) =>
+  ogcResponse(format, await getCollection(request, format, collection), (doc) =>
+    collectionHtml(doc, hrefFor(request)),
+  );
 
-export const itemsResource = async (request: Request, q: ItemsQuery, format: Format) =>
-  ogcResponse(
+export const itemsResource = async (
+  request: Request,
+  q: ItemsQuery,
+  format: Format,
+  collection: Collection,
+) => {
+  const { doc: items, start } = await getItems(request, q, format, collection);
+  return ogcResponse(
     format,
-    await getItems(request, q, format),
-    (doc) => itemsHtml(doc, hrefFor(request)),
+    items,
+    (doc) =>
+      itemsHtml(doc, request, hrefFor(request), collection, {
+        offset: start,
+        limit: q.limit ?? OGC_DEFAULT_LIMIT,
+      }),
     GEOJSON,
     ["timeStamp"],
   );
+};
 
-export const itemResource = async (request: Request, uid: string, format: Format) =>
-  ogcResponse(format, await getItem(request, uid, format), (doc) => itemHtml(doc, hrefFor(request)), GEOJSON);
+export const itemResource = async (request: Request, uid: string, format: Format, collection: Collection) =>
+  ogcResponse(
+    format,
+    await getItem(request, uid, format, collection),
+    (doc) => itemHtml(doc, hrefFor(request), collection),
+    GEOJSON,
+  );

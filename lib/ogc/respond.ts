@@ -1,7 +1,7 @@
+import { htmlResponse } from "../html/layout.js";
+import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
 import { etagOf, json, stringify } from "../http/respond.js";
-import type { Format } from "./format.js";
-import { htmlResponse } from "./html/page.js";
 
 /**
  * One OGC resource in the negotiated encoding: the JSON document, or its HTML view rendered from it.

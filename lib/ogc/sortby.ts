@@ -1,5 +1,6 @@
 import { badParameter } from "../http/errors.js";
-import { SORTABLE, type SortField, type SortSpec } from "../proofs/sort.js";
+import { proofProperty, SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import type { SortSpec } from "../proofs/sort.js";
 
 /**
  * `sortby` (OGC API - Features Part 8 syntax, as pygeoapi and tipg accept it): a comma-separated list of
@@ -12,15 +13,15 @@ export function parseSortby(value: string): SortSpec[] {
     const item = raw.trim();
     const descending = item.startsWith("-");
     const field = item.replace(/^[+-]/, "");
-    if (!Object.hasOwn(SORTABLE, field)) {
+    if (!proofProperty(field)?.sortable) {
       throw badParameter(
         "sortby",
-        `sortby: unknown property '${field}'. Sortable: ${Object.keys(SORTABLE).join(", ")}`,
+        `sortby: unknown property '${field}'. Sortable: ${SORTABLE_PROPERTIES.map((q) => q.name).join(", ")}`,
       );
     }
     if (specs.some((s) => s.field === field))
       throw badParameter("sortby", `sortby: '${field}' is given twice`);
-    specs.push({ field: field as SortField, descending });
+    specs.push({ field, descending });
   }
   return specs;
 }

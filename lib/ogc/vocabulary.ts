@@ -1,4 +1,4 @@
-import type { Format } from "./format.js";
+import type { Format } from "../http/format.js";
 
 /**
  * The words of OGC API - Features, in one place (pg_featureserv's "vocabulary" split): paths, media types, link
@@ -8,17 +8,49 @@ import type { Format } from "./format.js";
 
 /** Base path of the OGC interface; it carries no version segment (spec, "Versioning"). */
 export const OGC_BASE = "/api/ogc";
-export const COLLECTION_ID = "location-proofs";
+
+/**
+ * The two collections: the same proofs, properties, queryables, filters and paging; they differ in the feature
+ * geometry. `location-proofs` serves the spec's Point (the representative point, what a map of proofs shows and
+ * what a Point layer in GDAL or QGIS expects); `location-proof-shapes` serves the decoded shape (Point,
+ * LineString, Polygon, …) for map users who want the areas and tracks themselves.
+ */
+export const COLLECTIONS = {
+  "location-proofs": {
+    id: "location-proofs",
+    title: "Location proofs",
+    geometry: "point",
+    description:
+      "Location proofs: EAS attestations of the location-proof schema, indexed from EVM chains. One feature per " +
+      "attestation (id = attestation uid), revoked ones included (property revoked). The geometry is the proof's " +
+      "representative point (longitude, latitude), null without valid coordinates; the decoded shapes are in " +
+      "location-proof-shapes.",
+  },
+  "location-proof-shapes": {
+    id: "location-proof-shapes",
+    title: "Location proof shapes",
+    geometry: "shape",
+    description:
+      "The same location proofs with the full decoded geometry (Point, LineString, Polygon, MultiPoint, …), null " +
+      "without valid geographic data; bbox filters on the geometry's bounds.",
+  },
+} as const;
+
+export type CollectionId = keyof typeof COLLECTIONS;
+export type Collection = (typeof COLLECTIONS)[CollectionId];
+export const COLLECTION_IDS = Object.keys(COLLECTIONS) as CollectionId[];
+
+const collectionPath = (c: CollectionId) => `${OGC_BASE}/collections/${c}`;
 
 export const PATHS = {
   landing: OGC_BASE,
   conformance: `${OGC_BASE}/conformance`,
   api: `${OGC_BASE}/api`,
   collections: `${OGC_BASE}/collections`,
-  collection: `${OGC_BASE}/collections/${COLLECTION_ID}`,
-  items: `${OGC_BASE}/collections/${COLLECTION_ID}/items`,
-  queryables: `${OGC_BASE}/collections/${COLLECTION_ID}/queryables`,
-  item: (uid: string) => `${OGC_BASE}/collections/${COLLECTION_ID}/items/${encodeURIComponent(uid)}`,
+  collection: collectionPath,
+  items: (c: CollectionId) => `${collectionPath(c)}/items`,
+  queryables: (c: CollectionId) => `${collectionPath(c)}/queryables`,
+  item: (c: CollectionId, uid: string) => `${collectionPath(c)}/items/${encodeURIComponent(uid)}`,
   asset: (file: string) => `${OGC_BASE}/assets/${file}`,
 } as const;
 
@@ -69,3 +101,6 @@ export function alternates(
     ? { selfType: MEDIA.html, otherType: jsonType, otherF: "json" }
     : { selfType: jsonType, otherType: MEDIA.html, otherF: "html" };
 }
+
+/** The one spatial queryable of a collection: its features' geometry. */
+export const GEOMETRY_QUERYABLE = "geometry";

@@ -1,5 +1,6 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import { locationProofs as p } from "../../db/schema.js";
+import { boundsBox, locationProofs as p } from "../../db/schema.js";
+import { sqlTimestamp } from "./timestamps.js";
 
 /** A bounding box in degrees, CRS84. minLon > maxLon means the box crosses the antimeridian. */
 export type Bbox = { minLon: number; minLat: number; maxLon: number; maxLat: number };
@@ -13,15 +14,30 @@ export type TimeInterval = { start?: Date; end?: Date };
  */
 export type ProofFilter = {
   bbox?: Bbox;
+  /**
+   * What `bbox` is tested against: the geometry's bounds (the native list, the OGC shapes collection; the default)
+   * or the representative point (the OGC location-proofs collection, whose features are that point).
+   */
+  bboxOn?: SpatialTarget;
+  /**
+   * The rule for proofs without the value a filter tests. Unset (the native API): a bbox never matches a proof
+   * without coordinates, a time interval never one without an event time. Set (OGC API - Features Part 1,
+   * /req/core/fc-bbox-response C and /req/core/fc-time-response C): bbox also matches the proofs without
+   * geometry, and times the proofs without an event time.
+   */
+  bboxMatchesMissing?: boolean;
+  timesMatchMissing?: boolean;
   /** chain names (any of) */
   chains?: string[];
   /** lowercase 0x addresses */
   prover?: string;
   subject?: string;
-  /** inclusive intervals on event_timestamp; proofs without an event time never match a time filter */
+  /** inclusive intervals on event_timestamp */
   times?: TimeInterval[];
   /** only proofs with (true) or without (false) valid coordinates */
   hasCoordinates?: boolean;
+  /** only proofs with (true) or without (false) an event time */
+  hasEventTime?: boolean;
   /** revoked proofs are left out unless this is true */
   includeRevoked?: boolean;
   uid?: string;
@@ -29,32 +45,69 @@ export type ProofFilter = {
   where?: SQL[];
 };
 
-/** The box expression the GiST index is built on (db/schema.ts); the query must use the same expression. */
-const BOX = sql`box(point(${p.minLon}, ${p.minLat}), point(${p.maxLon}, ${p.maxLat}))`;
+export type SpatialTarget = "bounds" | "point";
 
-const boxOverlaps = (minLon: number, minLat: number, maxLon: number, maxLat: number): SQL =>
-  sql`${BOX} && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8))`;
+/** The box expression the GiST index is built on (db/schema.ts); the query must use the same expression. */
+const BOUNDS = boundsBox(p);
+
+const overlaps = (minLon: number, minLat: number, maxLon: number, maxLat: number): SQL =>
+  sql`${BOUNDS} && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8))`;
 
 /** Whether a bbox covers the whole globe, so that every proof with coordinates lies in it. */
 export const coversWorld = (b: Bbox): boolean =>
   b.minLon <= -180 && b.maxLon >= 180 && b.minLat <= -90 && b.maxLat >= 90;
 
 /**
- * A bbox crossing the antimeridian is two boxes: [minLon, 180] and [-180, maxLon].
- * A bbox covering the whole world matches exactly the proofs that have bounds (stored bounds always lie within
- * [-180, 180] x [-90, 90], and the four bounds are set together): saying so lets a count use the small min_lon
+ * Bounds that intersect the box, through the GiST indexes. Stored bounds are indexed unwrapped (boundsBox): plain
+ * ones within [-180, 180], crossing ones as [west, east + 360]. A plain query box is tested as itself, and 360° east
+ * of itself against the crossing bounds only (their part east of -180 lies there; a small partial index holds
+ * them). A crossing query box, unwrapped the same way to [minLon, maxLon + 360], is tested as that (which meets
+ * every crossing bound at its latitudes) and 360° west of it (where plain bounds east of -180 lie). Two index
+ * conditions either way.
+ */
+function boundsIntersect(b: Bbox): SQL {
+  if (b.minLon <= b.maxLon) {
+    const crossing = sql`${p.minLon} > ${p.maxLon}`;
+    return sql`(${overlaps(b.minLon, b.minLat, b.maxLon, b.maxLat)} or (${crossing} and ${overlaps(b.minLon + 360, b.minLat, b.maxLon + 360, b.maxLat)}))`;
+  }
+  const east = b.maxLon + 360;
+  return sql`(${overlaps(b.minLon, b.minLat, east, b.maxLat)} or ${overlaps(b.minLon - 360, b.minLat, east - 360, b.maxLat)})`;
+}
+
+/**
+ * The representative point lies in the box. The point lies in its geometry's bounds, so the bounds' GiST index
+ * finds the candidates (exact for point proofs, most of them) and the comparison on the point decides.
+ */
+function pointInside(b: Bbox): SQL {
+  const lon =
+    b.minLon <= b.maxLon
+      ? sql`${p.longitude} between ${b.minLon}::float8 and ${b.maxLon}::float8`
+      : sql`(${p.longitude} >= ${b.minLon}::float8 or ${p.longitude} <= ${b.maxLon}::float8)`;
+  return sql`(${boundsIntersect(b)} and ${lon} and ${p.latitude} between ${b.minLat}::float8 and ${b.maxLat}::float8)`;
+}
+
+/**
+ * A proof has no geometry exactly when its bounds are null (the location columns are null together: a check
+ * constraint in db/schema.ts); min_lon has a btree, so this is an index condition.
+ */
+export const noGeometry = sql`${p.minLon} is null`;
+
+/**
+ * The proofs whose geometry (its bounds, or its representative point) intersects the box. For a proof without
+ * geometry the condition is null (unknown), never true, so its negation (CQL2's NOT S_INTERSECTS) does not match
+ * it either. A bbox covering the whole world matches exactly the proofs that have a geometry: stored coordinates
+ * always lie within [-180, 180] x [-90, 90], so `min_lon >= -180` says it, and a count uses the small min_lon
  * btree (an index-only scan) instead of visiting every row through the GiST index.
  */
-export function bboxCondition(b: Bbox): SQL {
-  if (coversWorld(b)) return sql`${p.minLon} is not null`;
-  if (b.minLon <= b.maxLon) return boxOverlaps(b.minLon, b.minLat, b.maxLon, b.maxLat);
-  return sql`(${boxOverlaps(b.minLon, b.minLat, 180, b.maxLat)} or ${boxOverlaps(-180, b.minLat, b.maxLon, b.maxLat)})`;
+export function bboxCondition(b: Bbox, on: SpatialTarget = "bounds"): SQL {
+  if (coversWorld(b)) return sql`${p.minLon} >= -180`;
+  return on === "point" ? pointInside(b) : boundsIntersect(b);
 }
 
 function timeCondition(t: TimeInterval): SQL {
   const parts: SQL[] = [sql`${p.eventTimestamp} is not null`];
-  if (t.start) parts.push(sql`${p.eventTimestamp} >= ${t.start.toISOString()}::timestamptz`);
-  if (t.end) parts.push(sql`${p.eventTimestamp} <= ${t.end.toISOString()}::timestamptz`);
+  if (t.start) parts.push(sql`${p.eventTimestamp} >= ${sqlTimestamp(t.start)}`);
+  if (t.end) parts.push(sql`${p.eventTimestamp} <= ${sqlTimestamp(t.end)}`);
   return and(...parts)!;
 }
 
@@ -67,9 +120,19 @@ export function whereClause(f: ProofFilter): SQL | undefined {
   if (f.prover !== undefined) parts.push(eq(p.prover, f.prover));
   if (f.subject !== undefined) parts.push(eq(p.subject, f.subject));
   if (f.hasCoordinates === true) parts.push(sql`${p.longitude} is not null`);
-  if (f.hasCoordinates === false) parts.push(sql`${p.longitude} is null`);
-  if (f.bbox) parts.push(bboxCondition(f.bbox));
-  for (const t of f.times ?? []) parts.push(timeCondition(t));
+  if (f.hasCoordinates === false) parts.push(noGeometry);
+  if (f.hasEventTime !== undefined)
+    parts.push(f.hasEventTime ? sql`${p.eventTimestamp} is not null` : sql`${p.eventTimestamp} is null`);
+  if (f.bbox) {
+    // Under the OGC rule a world bbox matches every proof: no condition at all.
+    if (!f.bboxMatchesMissing) parts.push(bboxCondition(f.bbox, f.bboxOn));
+    else if (!coversWorld(f.bbox)) parts.push(sql`(${noGeometry} or ${bboxCondition(f.bbox, f.bboxOn)})`);
+  }
+  for (const t of f.times ?? []) {
+    parts.push(
+      f.timesMatchMissing ? sql`(${p.eventTimestamp} is null or ${timeCondition(t)})` : timeCondition(t),
+    );
+  }
   for (const w of f.where ?? []) parts.push(sql`(${w})`);
   return parts.length ? and(...parts) : undefined;
 }

@@ -1,12 +1,28 @@
-import { asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { type Db, queryRows } from "../../db/client.js";
+import { databaseErrorOf } from "../../db/errors.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
-import { type ProofFilter, whereClause } from "./filter.js";
-import { orderBy, type SortSpec } from "./sort.js";
+import { coversWorld, type ProofFilter, whereClause } from "./filter.js";
+import { type Cursor, keysetSegments, orderBy, type SortSpec } from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
-export type Page = { limit: number; offset: number; sort?: SortSpec[] };
+/**
+ * Which page: after or before a cursor (keyset paging: an index seek whatever the depth), else `offset` rows in
+ * (read and discarded by the database: slower the deeper), else the first page.
+ */
+export type Page = { limit: number; offset?: number; cursor?: Cursor; sort?: SortSpec[] };
+
+export type PageResult = {
+  /** in the sort's order, whichever direction the page was read */
+  rows: LocationProofRow[];
+  total: number;
+  /**
+   * Whether more matches lie beyond the page in the direction it was read: after it (first, offset and `next`
+   * pages), before it (`prev` pages).
+   */
+  more: boolean;
+};
 
 /** How many proofs match the filter (the same WHERE clause as the page). */
 export async function countProofs(db: Db, filter: ProofFilter, where = whereClause(filter)): Promise<number> {
@@ -35,6 +51,9 @@ const SMALL_RESULT = 5000;
  * snapshot: that costs a recount, never a wrong answer. Where the snapshot cannot be read, nothing is remembered.
  * The cache is per process and per database handle, and bounded.
  */
+/** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
+const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
+
 export function createCountCache(maxEntries = 500) {
   const byDb = new WeakMap<Db, Map<string, { snapshot: string; n: number }>>();
   const dialect = new PgDialect();
@@ -48,7 +67,9 @@ export function createCountCache(maxEntries = 500) {
         sql`select pg_current_snapshot()::text as snapshot`,
       );
       return row?.snapshot;
-    } catch {
+    } catch (error) {
+      // Only a server without the function (PostgreSQL before 13) turns the cache off; an outage is the caller's.
+      if (!isUndefinedFunction(error)) throw error;
       snapshotUnavailable = true;
       return undefined;
     }
@@ -77,9 +98,10 @@ export function createCountCache(maxEntries = 500) {
         db,
         sql`select count(*) as n, pg_current_snapshot()::text as snapshot from ${p} ${where ? sql`where ${where}` : sql``}`,
       );
-    } catch {
-      // PostgreSQL before 13 has no pg_current_snapshot(): count without remembering. A real database failure
-      // fails the plain count below just the same.
+    } catch (error) {
+      // PostgreSQL before 13 has no pg_current_snapshot(): count without remembering. Any other failure (an outage)
+      // is the request's: retrying it here would only double the wait.
+      if (!isUndefinedFunction(error)) throw error;
       snapshotUnavailable = true;
       return countProofs(db, filter, where);
     }
@@ -94,27 +116,78 @@ export function createCountCache(maxEntries = 500) {
 const exactCount = createCountCache();
 
 /**
- * A page and the exact number of matches, for the native list and the OGC items. The count runs first and decides
- * the page's plan: nothing to fetch when the offset is past the end; filter-then-sort when the matches are few; the
- * order index (newest first) when they are many, where it meets `limit` matches within a few index pages.
+ * The disjoint parts whose counts add up to a filter's count under the OGC rule (a bbox also matches the proofs
+ * without geometry, a time interval the proofs without an event time), each one an index range: inside the box or
+ * without geometry, in the interval or without a time. One count of the OR would visit every proof without
+ * geometry (5% of a million) again after each write; the parts without geometry come from proof_counts where the
+ * other conditions allow (chain, revoked), or from a small partial index (db/schema.ts).
  */
-export async function pageAndCount(
-  db: Db,
-  filter: ProofFilter,
-  page: Page,
-): Promise<{ rows: LocationProofRow[]; total: number }> {
+export function countParts(f: ProofFilter): ProofFilter[] {
+  let parts = [f];
+  if (f.bboxMatchesMissing && f.bbox && !coversWorld(f.bbox) && f.hasCoordinates === undefined) {
+    parts = parts.flatMap((q) => [
+      { ...q, bboxMatchesMissing: false },
+      { ...q, bbox: undefined, bboxMatchesMissing: false, hasCoordinates: false },
+    ]);
+  }
+  if (f.timesMatchMissing && f.times?.length && f.hasEventTime === undefined) {
+    parts = parts.flatMap((q) => [
+      { ...q, timesMatchMissing: false },
+      { ...q, times: undefined, timesMatchMissing: false, hasEventTime: false },
+    ]);
+  }
+  return parts;
+}
+
+/** The exact number of matches: the parts' counts added up (countParts). */
+async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined): Promise<number> {
+  const parts = countParts(filter);
+  if (parts.length === 1) return exactCount(db, filter, where);
+  let total = 0;
+  for (const part of parts) total += await exactCount(db, part);
+  return total;
+}
+
+/**
+ * A page and the exact number of matches, for the native list and the OGC items. The count runs first and decides
+ * the page's plan: nothing to fetch when there is no match; filter-then-sort when the matches are few; the order
+ * index when they are many, where it meets `limit` matches within a few index pages. One row more than the page is
+ * read, to know whether another page follows.
+ */
+export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Promise<PageResult> {
   const where = whereClause(filter);
-  const total = await exactCount(db, filter, where);
-  if (total === 0 || page.offset >= total) return { rows: [], total };
+  const total = await countMatches(db, filter, where);
+  if (total === 0) return { rows: [], total, more: false };
   const selective = total <= SMALL_RESULT && where !== undefined;
-  const rows = await db
-    .select()
-    .from(p)
-    .where(where)
-    .orderBy(...orderBy(page.sort, { avoidIndex: selective }))
-    .limit(page.limit)
-    .offset(page.offset);
-  return { rows, total };
+  const wanted = page.limit + 1;
+  if (!page.cursor && page.offset) {
+    if (page.offset >= total) return { rows: [], total, more: false };
+    const rows = await db
+      .select()
+      .from(p)
+      .where(where)
+      .orderBy(...orderBy(page.sort, { avoidIndex: selective }))
+      .limit(wanted)
+      .offset(page.offset);
+    return { rows: rows.slice(0, page.limit), total, more: rows.length > page.limit };
+  }
+  const rows: LocationProofRow[] = [];
+  for (const segment of keysetSegments(page.sort, page.cursor, { avoidIndex: selective })) {
+    if (rows.length >= wanted) break;
+    rows.push(
+      ...(await db
+        .select()
+        .from(p)
+        .where(and(where, segment.where))
+        .orderBy(...segment.orderBy)
+        .limit(wanted - rows.length)),
+    );
+  }
+  const more = rows.length > page.limit;
+  const kept = rows.slice(0, page.limit);
+  // A prev page was read backwards from its cursor.
+  if (page.cursor?.direction === "prev") kept.reverse();
+  return { rows: kept, total, more };
 }
 
 /**

@@ -1,40 +1,161 @@
-import { type SQL, sql } from "drizzle-orm";
-import { locationProofs as p } from "../../db/schema.js";
+import { type AnyColumn, and, or, type SQL, sql } from "drizzle-orm";
+import type { LocationProofRow } from "../../db/schema.js";
+import { type PropertyType, proofProperty } from "./properties.js";
 
-/** Properties a client may sort by, and the column each one is. */
-export const SORTABLE = {
-  event_timestamp: p.eventTimestamp,
-  attestation_time: p.attestationTime,
-  block_number: p.blockNumber,
-  chain: p.chain,
-  prover: p.prover,
-  subject: p.subject,
-  uid: p.uid,
-  longitude: p.longitude,
-  latitude: p.latitude,
-} as const;
-
-export type SortField = keyof typeof SORTABLE;
-export type SortSpec = { field: SortField; descending: boolean };
+/** `field` is a sortable property of the catalogue (lib/proofs/properties.ts); sortby checks it. */
+export type SortSpec = { field: string; descending: boolean };
 
 /** Newest first: the default order of every list. */
-const DEFAULT_SORT: SortSpec[] = [{ field: "event_timestamp", descending: true }];
+export const DEFAULT_SORT: SortSpec[] = [{ field: "event_timestamp", descending: true }];
+
+/** One key of a total order: a catalogue property, its direction; nulls always sort last. */
+export type SortKey = {
+  field: string;
+  column: AnyColumn;
+  descending: boolean;
+  nullable: boolean;
+  type: PropertyType;
+  /** the key's value in a row, as the catalogue serialises it (timestamps as ISO strings): what a cursor holds */
+  value: (row: LocationProofRow) => unknown;
+};
+
+function key(field: string, descending: boolean): SortKey {
+  const q = proofProperty(field);
+  if (!q?.column || !(q.sortable || field === "chain_id"))
+    throw new Error(`not a sortable property: ${field}`);
+  return { field, column: q.column, descending, nullable: q.nullable, type: q.type, value: q.value };
+}
 
 /**
- * ORDER BY for a sort, always completed by the primary key (uid, chain_id) so the order is total and offset paging
- * never skips or repeats a row. Nulls sort last in either direction.
+ * The total order of a sort: its keys, then uid and chain id ascending (the primary key), so that no two proofs tie
+ * and paging never skips or repeats one. Nulls sort last in either direction.
+ */
+export function sortKeys(sort: SortSpec[] = DEFAULT_SORT): SortKey[] {
+  const keys = sort.map((s) => key(s.field, s.descending));
+  if (!sort.some((s) => s.field === "uid")) keys.push(key("uid", false));
+  keys.push(key("chain_id", false));
+  return keys;
+}
+
+/** The sort as sortby writes it (`-event_timestamp`, `chain,-block_number`): a cursor names the order it was made in. */
+export const sortSignature = (sort: SortSpec[] = DEFAULT_SORT): string =>
+  sort.map((s) => `${s.descending ? "-" : ""}${s.field}`).join(",");
+
+/** A key's value as a bound parameter of its column's type (cursor values arrive as JSON). */
+function param(k: SortKey, value: unknown): SQL {
+  switch (k.type) {
+    case "timestamp":
+      return sql`${value}::timestamptz`;
+    case "number":
+      return sql`${value}::float8`;
+    case "integer":
+      return sql`${value}::bigint`;
+    default:
+      return sql`${value}`;
+  }
+}
+
+/** The first key as an expression no index provides: the planner then filters first and sorts the few matches. */
+const unindexed = (column: AnyColumn): SQL => sql`coalesce(${column}, ${column})`;
+
+/**
+ * ORDER BY for a sort (offset paging): the total order of sortKeys, nulls last in either direction. `avoidIndex`
+ * (a selective filter, see pageAndCount) makes the planner filter first and sort the few matches, instead of
+ * walking the order index hoping to meet them early.
  */
 export function orderBy(sort: SortSpec[] = DEFAULT_SORT, options: { avoidIndex?: boolean } = {}): SQL[] {
-  const clauses = sort.map(({ field, descending }, i) => {
-    // The first key as an expression no index provides: the planner must then filter first and sort the few
-    // matches (see pageAndCount), instead of walking the order index hoping to meet them early.
-    const key =
-      options.avoidIndex && i === 0
-        ? sql`coalesce(${SORTABLE[field]}, ${SORTABLE[field]})`
-        : sql`${SORTABLE[field]}`;
-    return descending ? sql`${key} desc nulls last` : sql`${key} asc nulls last`;
+  return sortKeys(sort).map((k, i) => {
+    const expr = options.avoidIndex && i === 0 ? unindexed(k.column) : sql`${k.column}`;
+    return k.descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
   });
-  if (!sort.some((s) => s.field === "uid")) clauses.push(sql`${p.uid} asc`);
-  clauses.push(sql`${p.chainId} asc`);
-  return clauses;
+}
+
+/** Where a keyset page starts: strictly after (next) or strictly before (prev) a row's key, in the sort's order. */
+/**
+ * Where a page continues from: the sort key values of a row, and `position`, that row's place in the list when the
+ * link was made (the first row after it for `next`, the row itself for `prev`). The position is only a hint for
+ * telling a reader "51–100 of 120": rows written since may have moved it; the key alone decides the page.
+ */
+export type Cursor = { direction: "next" | "prev"; position: number; values: unknown[] };
+
+/** One index range of a keyset page: its condition and its ORDER BY (in the direction the page is read). */
+export type Segment = { where: SQL | undefined; orderBy: SQL[] };
+
+/**
+ * The columns whose index is built descending with nulls last (location_proofs_order_idx, the default order); every
+ * other sortable column has an ascending (nulls last) btree. A scan in the other direction gives the other nulls
+ * placement, so the non-null part of a page is ordered the way the index delivers it (its nulls placement is moot
+ * there: it holds no null), and the nulls are read as a part of their own.
+ */
+const DESCENDING_INDEX = new Set(["event_timestamp"]);
+
+/**
+ * Rows strictly after (or, `before`, strictly before) `values` in the order of `keys` (nulls last), from key `i` on:
+ * lexicographic, a key's tie passing the decision to the next key.
+ */
+function beyond(keys: SortKey[], values: unknown[], before: boolean, i = 0): SQL | undefined {
+  if (i >= keys.length) return undefined;
+  const k = keys[i]!;
+  const v = values[i];
+  const rest = beyond(keys, values, before, i + 1);
+  if (v === null) {
+    // Nulls are last: after a null only nulls (tied, decided by the rest) come; before it, every non-null.
+    const tied = rest ? and(sql`${k.column} is null`, rest) : undefined;
+    if (!before) return tied;
+    return k.nullable ? or(sql`${k.column} is not null`, tied) : tied;
+  }
+  const strictly =
+    k.descending !== before ? sql`${k.column} < ${param(k, v)}` : sql`${k.column} > ${param(k, v)}`;
+  const tied = rest ? and(sql`${k.column} = ${param(k, v)}`, rest) : undefined;
+  const nullsAfter = !before && k.nullable ? sql`${k.column} is null` : undefined;
+  return or(strictly, nullsAfter, tied);
+}
+
+/**
+ * A keyset page as index ranges read one after the other until the page is full: every page is an index seek to
+ * the cursor on the first key (its ties and further keys are decided by the exact lexicographic condition, and
+ * sorted incrementally), whatever its depth — never an OFFSET that reads and discards every row before it.
+ *
+ * The first key, when nullable, is read in two parts, the non-null values through its index (seek to the cursor)
+ * and the nulls (last in either direction) on their own; a `prev` page reads the same ranges in reverse order
+ * (nulls first, every key flipped) and is turned round by the caller. Without a cursor the segments give the first
+ * page. `avoidIndex` keeps the filter-first plan for selective filters (see pageAndCount).
+ */
+export function keysetSegments(
+  sort: SortSpec[] = DEFAULT_SORT,
+  cursor: Cursor | undefined,
+  options: { avoidIndex?: boolean } = {},
+): Segment[] {
+  const keys = sortKeys(sort);
+  const backward = cursor?.direction === "prev";
+  const [first, ...others] = keys as [SortKey, ...SortKey[]];
+  const dir = (k: SortKey) => (k.descending !== backward ? sql`desc` : sql`asc`);
+  const nulls = backward ? sql`nulls first` : sql`nulls last`;
+  const restOrder = others.map((k) => sql`${k.column} ${dir(k)} ${nulls}`);
+  const firstExpr = options.avoidIndex ? unindexed(first.column) : sql`${first.column}`;
+  // The first key's nulls placement as its index delivers it in the direction read (see DESCENDING_INDEX).
+  const indexNullsLast = DESCENDING_INDEX.has(first.field) === (first.descending !== backward);
+  const nonNullOrder = [
+    sql`${firstExpr} ${dir(first)} ${indexNullsLast ? sql`nulls last` : sql`nulls first`}`,
+    ...restOrder,
+  ];
+  const position = cursor ? beyond(keys, cursor.values, backward) : undefined;
+  const v0 = cursor?.values[0];
+  // The seek: a plain bound on the first key, which the index can start from (the exact condition is `position`).
+  const seek =
+    cursor && v0 !== null && v0 !== undefined
+      ? first.descending !== backward
+        ? sql`${first.column} <= ${param(first, v0)}`
+        : sql`${first.column} >= ${param(first, v0)}`
+      : undefined;
+  if (!first.nullable) return [{ where: and(seek, position), orderBy: nonNullOrder }];
+  const nonNull: Segment = {
+    where: and(sql`${first.column} is not null`, seek, position),
+    orderBy: nonNullOrder,
+  };
+  const onlyNulls: Segment = { where: and(sql`${first.column} is null`, position), orderBy: restOrder };
+  // Reading forward, the nulls come after every value; backward, before. A cursor on a null has no non-null part
+  // ahead of it (forward), one with a value no null part behind it (backward).
+  if (!backward) return cursor && v0 === null ? [onlyNulls] : [nonNull, onlyNulls];
+  return cursor && v0 !== null ? [nonNull] : [onlyNulls, nonNull];
 }

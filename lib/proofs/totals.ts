@@ -25,6 +25,7 @@ function totalsCondition(f: ProofFilter): SQL | undefined | null {
     f.prover !== undefined ||
     f.subject !== undefined ||
     (f.times?.length ?? 0) > 0 ||
+    f.hasEventTime !== undefined ||
     (f.where?.length ?? 0) > 0 ||
     (f.bbox !== undefined && !coversWorld(f.bbox));
   if (usesRows) return null;
@@ -32,7 +33,8 @@ function totalsCondition(f: ProofFilter): SQL | undefined | null {
   if (!f.includeRevoked) parts.push(eq(c.revoked, false));
   if (f.chains?.length) parts.push(inArray(c.chain, f.chains));
   if (f.hasCoordinates !== undefined) parts.push(eq(c.hasPoint, f.hasCoordinates));
-  // A world bbox matches exactly the proofs that have bounds (see bboxCondition).
-  if (f.bbox) parts.push(eq(c.hasBounds, true));
+  // A world bbox matches exactly the proofs that have bounds (see bboxCondition); under the OGC rule it matches
+  // every proof.
+  if (f.bbox && !f.bboxMatchesMissing) parts.push(eq(c.hasBounds, true));
   return parts.length ? and(...parts) : undefined;
 }

@@ -176,6 +176,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       owner,
       ancestor,
       startBlock: chain.startBlock,
+      statementTimeoutMs: options.statementTimeoutMs,
     });
     outcome.rewound = cursor - ancestor;
     log("warn", "reorg: rewound", {
@@ -319,6 +320,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       chainId: chain.chainId,
       owner,
       leaseMs: options.leaseMs,
+      statementTimeoutMs: options.statementTimeoutMs,
       rows: [...rows.values()],
       backfill: [...backfill.values()],
       revocations,

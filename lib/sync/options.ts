@@ -18,12 +18,17 @@ export type SyncOptions = {
   commitSize: number;
   /** Lease length; renewed at each commit. A crashed writer's lease simply expires. */
   leaseMs: number;
+  /**
+   * Statement budget inside the engine's transactions (a commit writes thousands of rows): longer than a public
+   * read's, and short enough that the time budget plus one commit fits the function's 30 s (README).
+   */
+  statementTimeoutMs: number;
   /** Asked next to the time budget: true stops the run the same way (after the batch in flight; e.g. Ctrl-C). */
   shouldStop?: () => boolean;
 };
 
 export function syncOptions(
-  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget">,
+  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget" | "database">,
   overrides: Partial<SyncOptions> = {},
 ): SyncOptions {
   const timeBudgetMs = overrides.timeBudgetMs ?? config.syncTimeBudgetMs;
@@ -36,6 +41,7 @@ export function syncOptions(
     readConcurrency: 4,
     commitSize: 2_000,
     leaseMs: timeBudgetMs + 60_000,
+    statementTimeoutMs: config.database.syncStatementTimeoutMs,
     ...overrides,
   };
 }

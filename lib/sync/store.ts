@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../db/client.js";
+import { type Db, queryRows, transactionWithBudget } from "../../db/client.js";
 import {
   type NewLocationProofRow,
   type SyncStateRow,
@@ -69,6 +69,8 @@ export type Commit = {
   chainId: number;
   owner: string;
   leaseMs: number;
+  /** statement budget of the commit's transaction (SyncOptions.statementTimeoutMs) */
+  statementTimeoutMs: number;
   rows: NewLocationProofRow[];
   /** Rows for attestations we only know from a Revoked event (their Attested log predates the start block). */
   backfill: NewLocationProofRow[];
@@ -135,7 +137,7 @@ function rowsJson(rows: NewLocationProofRow[]): string {
  * taken over writes nothing.
  */
 export async function commitBatch(db: Db, c: Commit): Promise<void> {
-  await db.transaction(async (tx) => {
+  await transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
     const held = await tx
       .update(syncState)
       .set({
@@ -209,9 +211,9 @@ export async function storedBlocks(
  */
 export async function rewind(
   db: Db,
-  c: { chainId: number; owner: string; ancestor: number; startBlock: number },
+  c: { chainId: number; owner: string; ancestor: number; startBlock: number; statementTimeoutMs: number },
 ): Promise<{ deleted: number; unrevoked: number }> {
-  return db.transaction(async (tx) => {
+  return transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
     const held = await tx
       .update(syncState)
       .set({

@@ -1,10 +1,12 @@
 import * as v from "valibot";
 import { CHAIN_NAMES } from "../chains/registry.js";
+import { formatParam } from "../http/format.js";
 import {
   addressParam,
   bboxParam,
   booleanParam,
   chainListParam,
+  cursorParam,
   datetimeParam,
   integerParam,
   timestampParam,
@@ -17,6 +19,7 @@ export const LIST_MAX_LIMIT = 1000;
 export const LIST_PARAMS = {
   limit: v.optional(integerParam("limit", 1, LIST_MAX_LIMIT)),
   offset: v.optional(integerParam("offset", 0, Number.MAX_SAFE_INTEGER)),
+  cursor: v.optional(cursorParam),
   bbox: v.optional(bboxParam("bbox")),
   filter: v.optional(v.picklist(["hasCoordinates"], "filter must be hasCoordinates")),
   includeRevoked: v.optional(booleanParam("includeRevoked")),
@@ -26,6 +29,8 @@ export const LIST_PARAMS = {
   fromTimestamp: v.optional(timestampParam("fromTimestamp", "start")),
   toTimestamp: v.optional(timestampParam("toTimestamp", "end")),
   datetime: v.optional(datetimeParam),
+  // json (the default) or html; without it, Accept decides (lib/http/format.ts).
+  f: v.optional(formatParam),
 };
 
 export type ListQuery = v.InferOutput<v.ObjectSchema<typeof LIST_PARAMS, undefined>>;

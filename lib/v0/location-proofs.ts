@@ -1,9 +1,13 @@
 import { getDb } from "../../db/client.js";
+import { htmlResponse } from "../html/layout.js";
+import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
-import { pageLinks } from "../http/links.js";
+import { negotiateFormat } from "../http/format.js";
+import { json } from "../http/respond.js";
+import { proofPage } from "../paging.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
-import { findProofByUid, pageAndCount } from "../proofs/query.js";
-import { serializeProof } from "../proofs/serialize.js";
+import { serializeProof } from "../proofs/properties.js";
+import { findProofByUid } from "../proofs/query.js";
 import { LIST_DEFAULT_LIMIT, type ListQuery } from "./list-params.js";
 
 const LIST_PATH = "/api/v0/location-proofs";
@@ -28,22 +32,40 @@ function listFilter(q: ListQuery): ProofFilter {
   };
 }
 
-/** The native list: one page in the default order, the total, and absolute next/prev links keeping every filter. */
-export async function listLocationProofs(request: Request, q: ListQuery) {
+/**
+ * The native list: one page in the default order, the total, and absolute next/prev links (a cursor each) keeping
+ * every other parameter. `offset` is the one requested (0 on the first page), null on a cursor page; `start` (not in
+ * the JSON) is the page's place in the list for the HTML pager, a hint on a cursor page (see proofPage).
+ */
+async function listPage(request: Request, q: ListQuery) {
   const limit = q.limit ?? LIST_DEFAULT_LIMIT;
-  const offset = q.offset ?? 0;
-  const { rows, total } = await pageAndCount(await getDb(), listFilter(q), { limit, offset });
-  return {
-    data: rows.map(serializeProof),
+  const page = await proofPage(request, LIST_PATH, listFilter(q), {
+    limit,
+    ...(q.offset !== undefined ? { offset: q.offset } : {}),
+    ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+  });
+  const doc = {
+    data: page.rows.map(serializeProof),
     pagination: {
-      total,
+      total: page.total,
       limit,
-      offset,
-      returned: rows.length,
-      // Every other parameter byte for byte, as the client sent it (never re-encoded).
-      ...pageLinks(request, LIST_PATH, { offset, limit, returned: rows.length, total }),
+      offset: q.cursor !== undefined ? null : (q.offset ?? 0),
+      returned: page.rows.length,
+      next: page.next,
+      prev: page.prev,
     },
   };
+  return { doc, start: page.start };
+}
+
+export const listLocationProofs = async (request: Request, q: ListQuery) => (await listPage(request, q)).doc;
+
+/** The native list in the negotiated format: JSON (the default), or a page for a browser (same data). */
+export async function listResource(request: Request, q: ListQuery): Promise<Response> {
+  const { doc, start } = await listPage(request, q);
+  return negotiateFormat(request, q.f) === "html"
+    ? htmlResponse(proofsPage(request, LIST_PATH, doc, start))
+    : json(doc);
 }
 
 /** One proof by uid, revoked or not (its `revoked` flag says which). */

@@ -1,13 +1,17 @@
 import { sql } from "drizzle-orm";
-import { getDatabase } from "../../db/client.js";
+import { type Db, getDatabase } from "../../db/client.js";
+import { databaseErrorOf } from "../../db/errors.js";
 import { chainConfigs } from "../chains/registry.js";
 import { LOCATION_SCHEMA } from "../chains/schema.js";
-import { getConfig } from "../config.js";
+import { ConfigError, getConfig } from "../config.js";
 import { serviceUnavailable } from "../http/errors.js";
 import { absoluteUrl } from "../http/links.js";
 import { getRateLimiter, rateLimitFailures } from "../http/rate-limit.js";
+import { misconfiguration } from "../http/respond.js";
+import { errorFields, log } from "../log.js";
 import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "../ogc/vocabulary.js";
 import { SERVICE_NAME, VERSION } from "../version.js";
+import { type ChainFreshness, chainFreshness } from "./freshness.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./list-params.js";
 
 /** GET /: what this service is and where everything lives. */
@@ -32,13 +36,18 @@ export function rootInfo(request: Request) {
   };
 }
 
-/** GET /api/v0/config: the chains (from the registry and CHAINS) and the API's limits. */
-export function serviceConfig() {
+/**
+ * GET /api/v0/config: the chains (from the registry and CHAINS), each enabled one with its freshness (`sync`, null
+ * while the database cannot say: this route must answer without it), and the API's limits.
+ */
+export async function serviceConfig() {
   const config = getConfig();
+  const chains = chainConfigs(config);
+  const freshness = await freshnessIfAvailable(chains, config.syncStaleAfterSeconds);
   return {
     version: VERSION,
     schema: LOCATION_SCHEMA,
-    chains: chainConfigs(config).map((c) => ({
+    chains: chains.map((c) => ({
       name: c.name,
       display_name: c.displayName,
       chain_id: c.chainId,
@@ -49,6 +58,7 @@ export function serviceConfig() {
       start_block: c.startBlock,
       confirmations: c.confirmations,
       enabled: c.enabled,
+      sync: c.enabled ? withoutChain(freshness?.get(c.chainId)) : null,
     })),
     limits: {
       page_size_default: LIST_DEFAULT_LIMIT,
@@ -56,31 +66,110 @@ export function serviceConfig() {
       ogc_limit_default: OGC_DEFAULT_LIMIT,
       ogc_limit_max: OGC_MAX_LIMIT,
       rate_limit_per_minute: config.rateLimitPerMinute,
+      sync_stale_after_seconds: config.syncStaleAfterSeconds,
     },
   };
 }
 
-/** GET /health: 200 when the database answers within the timeout, else 503 naming the failing component. */
+const withoutChain = (f: ChainFreshness | undefined) => {
+  if (!f) return null;
+  const { chain: _chain, chain_id: _id, ...rest } = f;
+  return rest;
+};
+
+/** Freshness by chain id, or undefined when the database is unavailable or not configured (logged, not thrown). */
+async function freshnessIfAvailable(chains: Parameters<typeof chainFreshness>[1], staleAfter: number) {
+  try {
+    const handle = await withTimeout(getDatabase(), 3000);
+    const list = await withTimeout(chainFreshness(handle.db, chains, staleAfter), 3000);
+    return new Map(list.map((f) => [f.chain_id, f]));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) {
+      log("warn", "config: sync freshness unavailable", {
+        db: databaseErrorOf(error),
+        error: errorFields(error),
+      });
+    }
+    return undefined;
+  }
+}
+
+type Check = { status: "ok" | "error" } & Record<string, unknown>;
+
+/**
+ * GET /health: 200 `ok`; 200 `degraded` when the service answers but an enabled chain's data is stale (no successful
+ * sync within SYNC_STALE_AFTER_SECONDS, or none yet); 503 only when it cannot answer (the database is unreachable
+ * or not configured, named in the body; the cause goes to the log). Each check is a small function returning
+ * `{ status, ... }`.
+ */
 export async function health() {
+  const database = await databaseCheck();
+  const rateLimiter = rateLimiterCheck();
+  if (database.check.status !== "ok" || !database.db) {
+    throw serviceUnavailable(database.problem ?? "database unreachable", {
+      status: "error",
+      checks: { database: database.check, rate_limiter: rateLimiter },
+    });
+  }
+  const sync = await syncCheck(database.db);
+  return {
+    status: sync.status === "ok" ? "ok" : "degraded",
+    version: VERSION,
+    time: new Date().toISOString(),
+    checks: { database: database.check, rate_limiter: rateLimiter, sync },
+  };
+}
+
+/**
+ * Per enabled chain, how fresh the indexed data is (lib/v0/freshness.ts); `degraded` names the chains behind. A
+ * CHAINS setting that names an unknown chain is a misconfiguration (503 naming it, as on every route).
+ */
+async function syncCheck(db: Db) {
+  const config = getConfig();
+  const staleAfter = config.syncStaleAfterSeconds;
+  const chains = chainConfigs(config);
+  let freshness: ChainFreshness[];
+  try {
+    freshness = await withTimeout(chainFreshness(db, chains, staleAfter), 3000);
+  } catch (error) {
+    log("warn", "health: sync state unreadable", { db: databaseErrorOf(error), error: errorFields(error) });
+    return {
+      status: "unknown" as const,
+      stale_after_seconds: staleAfter,
+      chains: [],
+      problems: ["the sync state could not be read"],
+    };
+  }
+  const problems = freshness
+    .filter((f) => f.status !== "ok")
+    .map((f) =>
+      f.status === "never_synced"
+        ? `${f.chain} has never completed a sync`
+        : `${f.chain} has not synced since ${f.last_synced_at} (${f.seconds_since_sync} s > ${staleAfter} s)`,
+    );
+  return {
+    status: problems.length ? ("degraded" as const) : ("ok" as const),
+    stale_after_seconds: staleAfter,
+    chains: freshness,
+    ...(problems.length ? { problems } : {}),
+  };
+}
+
+/** The database answers `select 1` within 3 s; a missing or malformed DATABASE_URL is named as such. */
+async function databaseCheck(): Promise<{ check: Check; problem?: string; db?: Db }> {
   const started = performance.now();
   try {
     const handle = await withTimeout(getDatabase(), 3000);
     await withTimeout(handle.db.execute(sql`select 1`), 3000);
-  } catch {
-    throw serviceUnavailable("database unreachable", {
-      status: "error",
-      checks: { database: { status: "error" } },
-    });
+    return { check: { status: "ok", latency_ms: Math.round(performance.now() - started) }, db: handle.db };
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      const { message, settings } = misconfiguration(error);
+      return { check: { status: "error", reason: "not_configured", settings }, problem: message };
+    }
+    log("warn", "health: database unreachable", { db: databaseErrorOf(error), error: errorFields(error) });
+    return { check: { status: "error" } };
   }
-  return {
-    status: "ok",
-    version: VERSION,
-    time: new Date().toISOString(),
-    checks: {
-      database: { status: "ok", latency_ms: Math.round(performance.now() - started) },
-      rate_limiter: rateLimiterCheck(),
-    },
-  };
 }
 
 /**

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Reads the OGC API Features interface with a real client, GDAL's OAPIF driver (apt-get install -y gdal-bin), against
-# the local dev server on an embedded database seeded with sample proofs:
-#   1. `ogrinfo -ro -so` reports the feature count the API reports (and the number seeded);
-#   2. a -spat read returns exactly the proofs the API puts inside that bbox;
-#   3. a -where "chain = 'base'" read returns exactly the base proofs, and the server's log shows that GDAL sent the
+# the local dev server on an embedded database holding the devnet's sample attestations (indexed from a local anvil
+# by the real sync engine: points, a polygon, a line, a multipoint across the antimeridian, geohash cells, proofs
+# without coordinates or event time) and synthetic sample proofs (points, polygons, no coordinates):
+#   1. `ogrinfo -ro -so` reports a Point layer with the feature count the API reports (numberMatched);
+#   2. the whole location-proofs collection exports to GeoPackage and to ESRI Shapefile with every feature written
+#      (Point layers), and location-proof-shapes to GeoPackage with every feature and its geometry types; GDAL 3.8+
+#      pages with limit=1000, the maximum the OpenAPI document declares;
+#   3. a -spat read returns exactly the features with a geometry the API puts inside that bbox (GDAL drops the
+#      features without geometry that the API adds by OGC Part 1's rule);
+#   4. a -where "chain = 'base'" read returns exactly the base proofs, and the server's log shows that GDAL sent the
 #      filter as a query parameter (it does so only when the OpenAPI document declares `chain` on the items path).
-# Exits non-zero on any failure. Takes well under a minute.
+# Exits non-zero on any failure. Takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -19,64 +25,122 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "ogc-clients: FAIL: $*" >&2; echo "--- server log (tail)" >&2; tail -n 20 "$LOG" >&2 || true; exit 1; }
+passed=0
+ok() { passed=$((passed + 1)); echo "ogc-clients: ok: $*"; }
 
 command -v ogrinfo >/dev/null || fail "ogrinfo not found (apt-get install -y gdal-bin)"
 echo "ogc-clients: $(ogrinfo --version)"
 
-# The embedded database (no DATABASE_URL), a free port, debug logs (the items route logs its query string there).
-env -u DATABASE_URL PORT=0 DATA_DIR="$WORK/data" RATE_LIMIT_PER_MINUTE=0 LOG_LEVEL=debug \
-  node_modules/.bin/tsx scripts/dev.ts --no-devnet --no-cron --seed "$SEED" >"$LOG" 2>&1 &
+# A free port for the devnet's anvil (the server itself takes PORT=0).
+DEVNET_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+# The embedded database (no DATABASE_URL), debug logs (the items route logs its query string there).
+env -u DATABASE_URL PORT=0 DEVNET_PORT="$DEVNET_PORT" DATA_DIR="$WORK/data" RATE_LIMIT_PER_MINUTE=0 LOG_LEVEL=debug \
+  CHAINS=devnet node_modules/.bin/tsx scripts/dev.ts --seed "$SEED" >"$LOG" 2>&1 &
 SERVER_PID=$!
 BASE=""
-for _ in $(seq 1 120); do
+for _ in $(seq 1 240); do
   BASE=$(grep -o 'listening on http://[0-9.:]*' "$LOG" | head -n1 | sed 's/listening on //' || true)
   [ -n "$BASE" ] && break
   kill -0 "$SERVER_PID" 2>/dev/null || fail "the dev server exited"
   sleep 0.5
 done
-[ -n "$BASE" ] || fail "the dev server did not start within 60 s"
+[ -n "$BASE" ] || fail "the dev server did not start within 120 s"
 OGC="$BASE/api/ogc"
 ITEMS="$OGC/collections/location-proofs/items"
+SHAPES="$OGC/collections/location-proof-shapes/items"
 echo "ogc-clients: server at $BASE"
 
-# Feature ids the API returns for a query (all pages of 1000), sorted; and its numberMatched.
+api_matched() { node -e 'fetch(process.argv[1]).then((r) => r.json()).then((b) => console.log(b.numberMatched))' "$1"; }
+
+# The devnet's attestations are indexed by the first sync (a few seconds after start): wait for all of them.
+SEEDED=$(sed -n 's/.*seeded \([0-9]*\) sample attestations.*/\1/p' "$LOG" | head -n1)
+[ -n "$SEEDED" ] || fail "the devnet seeded no attestations"
+for _ in $(seq 1 120); do
+  [ "$(api_matched "$ITEMS?chain=devnet&limit=1")" = "$SEEDED" ] && break
+  sleep 1
+done
+[ "$(api_matched "$ITEMS?chain=devnet&limit=1")" = "$SEEDED" ] || fail "the devnet's $SEEDED attestations were not indexed within 120 s"
+TOTAL=$((SEED + SEEDED))
+echo "ogc-clients: $SEEDED devnet attestations indexed, $TOTAL proofs in all"
+
+# Feature ids the API returns for a query (all pages of 1000), sorted; with geometry=1 only those with a geometry.
 api_ids() {
   node -e '
-    const [url] = process.argv.slice(1);
+    const [url, withGeometry] = process.argv.slice(1);
     (async () => {
       const ids = [];
       for (let next = url; next; ) {
         const body = await (await fetch(next)).json();
-        ids.push(...body.features.map((f) => f.id));
+        ids.push(...body.features.filter((f) => !withGeometry || f.geometry).map((f) => f.id));
         next = body.links.find((l) => l.rel === "next")?.href;
       }
       console.log(ids.sort().join("\n"));
-    })().catch((e) => { console.error(e); process.exit(1); });' "$1"
+    })().catch((e) => { console.error(e); process.exit(1); });' "$1" "${2:-}"
 }
-api_matched() { node -e 'fetch(process.argv[1]).then((r) => r.json()).then((b) => console.log(b.numberMatched))' "$1"; }
 gdal_ids() { ogrinfo -ro -al -q "OAPIF:$OGC" location-proofs "$@" | sed -n 's/^ *id (String) = //p' | sort; }
+# ogrinfo -so of a written file: its geometry type and feature count.
+file_summary() { ogrinfo -ro -so "$1" "$2" | sed -n 's/^Geometry: //p; s/^Feature Count: //p' | paste -sd' '; }
 
-# 1. Feature count.
-COUNT=$(ogrinfo -ro -so "OAPIF:$OGC" location-proofs | sed -n 's/^Feature Count: //p')
+# 1. The layer as GDAL sees it: Point, with numberMatched features.
 MATCHED=$(api_matched "$ITEMS?limit=1")
+[ "$MATCHED" = "$TOTAL" ] || fail "the API numberMatched is $MATCHED, $TOTAL proofs were loaded"
+SUMMARY=$(ogrinfo -ro -so "OAPIF:$OGC" location-proofs)
+COUNT=$(sed -n 's/^Feature Count: //p' <<<"$SUMMARY")
+GEOMETRY=$(sed -n 's/^Geometry: //p' <<<"$SUMMARY")
 [ "$COUNT" = "$MATCHED" ] || fail "ogrinfo reports $COUNT features, the API numberMatched is $MATCHED"
-[ "$COUNT" = "$SEED" ] || fail "ogrinfo reports $COUNT features, $SEED were seeded"
-echo "ogc-clients: ok: ogrinfo -so reports Feature Count: $COUNT"
+[ "$GEOMETRY" = "Point" ] || fail "ogrinfo reports a $GEOMETRY layer, not Point"
+ok "ogrinfo -so reports Geometry: Point, Feature Count: $COUNT (= numberMatched)"
 
-# 2. A spatial filter (Europe): GDAL sends bbox and gets exactly the proofs inside it.
-api_ids "$ITEMS?bbox=-10,35,30,60&limit=1000" >"$WORK/api-spat"
+# 2. Whole-collection exports: every feature written, as a Point layer; the shapes with their own geometry types.
+ogr2ogr -f GPKG "$WORK/proofs.gpkg" "OAPIF:$OGC" location-proofs 2>"$WORK/gpkg.err" || fail "GeoPackage export: $(cat "$WORK/gpkg.err")"
+[ "$(file_summary "$WORK/proofs.gpkg" location-proofs)" = "Point $MATCHED" ] \
+  || fail "GeoPackage: $(file_summary "$WORK/proofs.gpkg" location-proofs), expected Point $MATCHED"
+# GDAL 3.8+ takes its page size from the maximum of `limit` in the API definition; older GDAL pages by 10
+# (-oo PAGE_SIZE=1000 raises it).
+GDAL_VERSION=$(ogrinfo --version | sed 's/^GDAL \([0-9.]*\).*/\1/')
+if [ "$(printf '%s\n3.8\n' "$GDAL_VERSION" | sort -V | head -n1)" != "3.8" ]; then
+  ok "ogr2ogr -f GPKG wrote all $MATCHED features as a Point layer (GDAL < 3.8 pages by 10 unless -oo PAGE_SIZE)"
+else
+  grep '"msg":"ogc items"' "$LOG" | grep -q '"query":"?[^"]*limit=1000' \
+    || fail "GDAL did not page with limit=1000 (the OpenAPI maximum)"
+  ok "ogr2ogr -f GPKG wrote all $MATCHED features as a Point layer, in pages of limit=1000"
+fi
+
+ogr2ogr -f "ESRI Shapefile" "$WORK/shp" "OAPIF:$OGC" location-proofs \
+  -mapFieldType StringList=String,IntegerList=String,RealList=String 2>"$WORK/shp.err" \
+  || fail "Shapefile export: $(cat "$WORK/shp.err")"
+grep -qi "non-point\|Attempt to write" "$WORK/shp.err" && fail "Shapefile export warned: $(cat "$WORK/shp.err")"
+[ "$(file_summary "$WORK/shp/location-proofs.shp" location-proofs)" = "Point $MATCHED" ] \
+  || fail "Shapefile: $(file_summary "$WORK/shp/location-proofs.shp" location-proofs), expected Point $MATCHED"
+ok "ogr2ogr -f \"ESRI Shapefile\" wrote all $MATCHED features as a Point layer"
+
+SHAPES_MATCHED=$(api_matched "$SHAPES?limit=1")
+[ "$SHAPES_MATCHED" = "$MATCHED" ] || fail "location-proof-shapes numberMatched $SHAPES_MATCHED, location-proofs $MATCHED"
+ogr2ogr -f GPKG "$WORK/shapes.gpkg" "OAPIF:$OGC" location-proof-shapes 2>"$WORK/shapes.err" \
+  || fail "GeoPackage export of the shapes: $(cat "$WORK/shapes.err")"
+WRITTEN=$(ogrinfo -ro -so "$WORK/shapes.gpkg" location-proof-shapes | sed -n 's/^Feature Count: //p')
+[ "$WRITTEN" = "$SHAPES_MATCHED" ] || fail "shapes GeoPackage holds $WRITTEN features, numberMatched is $SHAPES_MATCHED"
+TYPES=$(ogrinfo -ro -q -dialect sqlite -sql "select distinct ST_GeometryType(geom) from \"location-proof-shapes\" where geom is not null" \
+  "$WORK/shapes.gpkg" | sed -n 's/^ *ST_GeometryType(geom) (String) = //p' | sort | paste -sd,)
+for t in POINT POLYGON LINESTRING MULTIPOINT; do
+  grep -qw "$t" <<<"$TYPES" || fail "the shapes GeoPackage has no $t (types: $TYPES)"
+done
+ok "ogr2ogr -f GPKG wrote all $WRITTEN features of location-proof-shapes ($TYPES)"
+
+# 3. A spatial filter (Europe): GDAL sends bbox and keeps the features with a geometry inside it.
+api_ids "$ITEMS?bbox=-10,35,30,60&limit=1000" geometry >"$WORK/api-spat"
 gdal_ids -spat -10 35 30 60 >"$WORK/gdal-spat"
 [ -s "$WORK/api-spat" ] || fail "no proofs inside the test bbox (seed data changed?)"
 diff -q "$WORK/api-spat" "$WORK/gdal-spat" >/dev/null || fail "-spat read differs from the API's bbox result"
 grep -q '"query":"?[^"]*bbox=' "$LOG" || fail "GDAL did not send bbox to the server"
-echo "ogc-clients: ok: -spat -10 35 30 60 returned the $(wc -l <"$WORK/api-spat") proofs inside the bbox"
+ok "-spat -10 35 30 60 returned the $(wc -l <"$WORK/api-spat") proofs inside the bbox"
 
-# 3. An attribute filter answered by the server.
+# 4. An attribute filter answered by the server.
 api_ids "$ITEMS?chain=base&limit=1000" >"$WORK/api-where"
 gdal_ids -where "chain = 'base'" >"$WORK/gdal-where"
 [ -s "$WORK/api-where" ] || fail "no base proofs in the seed data"
 diff -q "$WORK/api-where" "$WORK/gdal-where" >/dev/null || fail "-where read differs from the API's chain=base result"
 grep '"msg":"ogc items"' "$LOG" | grep -q '"query":"?[^"]*chain=base' \
   || fail "the server log shows no items request carrying chain=base: GDAL filtered locally"
-echo "ogc-clients: ok: -where \"chain = 'base'\" returned $(wc -l <"$WORK/api-where") proofs, filtered by the server (chain=base in its request log)"
-echo "ogc-clients: 3 passed, 0 failed"
+ok "-where \"chain = 'base'\" returned $(wc -l <"$WORK/api-where") proofs, filtered by the server (chain=base in its request log)"
+echo "ogc-clients: $passed passed, 0 failed"

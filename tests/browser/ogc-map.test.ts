@@ -1,96 +1,94 @@
-import type { Server } from "node:http";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serve } from "../../lib/local/http-server.js";
-import { createRouter } from "../../lib/local/router.js";
-import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
-import { createTestApp, ROOT, type TestApp } from "../helpers/app.js";
+import { sampleProofs } from "../../lib/local/sample-proofs.js";
+import { mapReady, open as openPage, type Site, startSite } from "./chromium.js";
 
 /**
- * The HTML map in a real headless Chromium (Debian's `chromium`): the page loads Leaflet from our own origin under
- * the restrictive CSP, draws one marker per feature, opens a popup with the properties, and logs no console error.
+ * The HTML map in a real headless Chromium: the page loads Leaflet from our own origin under the restrictive CSP,
+ * draws one marker per feature over the country outlines, opens a popup, and logs no console error.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
-
-let app: TestApp;
-let server: Server;
+let site: Site;
 let base: string;
 let browser: Browser;
 const rows = sampleProofs({ count: 120, seed: 9 });
 
 beforeAll(async () => {
-  app = await createTestApp();
-  await insertProofs(app.db, rows);
-  ({ server, url: base } = await serve(createRouter(ROOT), 0));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  site = await startSite(rows);
+  ({ base, browser } = site);
 });
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
-  await app?.close();
-});
+afterAll(() => site?.close());
 
-/** Opens a page and records every console error, page error, failed request and CSP violation. */
 async function open(path: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on("console", (msg) => {
-    if (msg.type() === "error" || msg.type() === "warning")
-      problems.push(`console ${msg.type()}: ${msg.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
-  page.on("response", (response) => {
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-  });
-  await page.goto(`${base}${path}`, { waitUntil: "load" });
-  await page.waitForSelector("#map[data-feature-count]", { timeout: 15_000 });
-  return { page, problems };
+  const opened = await openPage(browser, `${base}${path}`);
+  await mapReady(opened.page);
+  return opened;
 }
+
+const uids = (page: Page) => page.locator("table.proofs a.uid");
+const geometryCells = (page: Page) =>
+  page.locator('table.proofs td[data-label="Geometry"]').allTextContents();
 
 describe("HTML map in Chromium", () => {
   it.each([1, 7, 25])("shows one marker per feature for %i features, with no console errors", async (n) => {
-    // A world bbox: every feature of the page has a geometry, so every one must be on the map.
+    // Only features with a geometry (a Point each), so every one must be on the map.
     const { page, problems } = await open(
-      `/api/ogc/collections/location-proofs/items?f=html&bbox=-180,-90,180,90&limit=${n}`,
+      `/api/ogc/collections/location-proofs/items?f=html&filter=longitude%20IS%20NOT%20NULL&limit=${n}`,
     );
-    const features = await page.locator("table tr td a").count();
-    expect(features).toBe(n);
+    expect(await uids(page).count()).toBe(n);
     expect(await page.locator("#map").getAttribute("data-feature-count")).toBe(String(n));
     expect(await page.locator(".leaflet-overlay-pane path.feature-marker").count()).toBe(n);
     expect(problems).toEqual([]);
     await page.close();
   });
 
-  it("opens a popup with the feature's properties when a marker is clicked", async () => {
+  it("opens a compact popup linking to the feature's page when a marker is clicked", async () => {
     const point = rows.find((r) => r.geometry?.type === "Point")!;
     const { page, problems } = await open(`/api/ogc/collections/location-proofs/items/${point.uid}`);
     expect(await page.locator(".leaflet-overlay-pane path.feature-marker").count()).toBe(1);
     await page.locator(".leaflet-overlay-pane path.feature-marker").first().click({ force: true });
     const popup = page.locator(".leaflet-popup-content");
     await popup.waitFor({ timeout: 5000 });
-    expect(await popup.textContent()).toContain(point.uid);
+    // Issue 12: the popup shows a summary (memo, time, chain, revoked, prover) and links to the page with the uid,
+    // instead of listing every property.
+    expect(await popup.textContent()).toContain(point.memo!);
     expect(await popup.textContent()).toContain(point.chain);
+    expect(await popup.locator("a.more").getAttribute("href")).toBe(
+      `/api/ogc/collections/location-proofs/items/${point.uid}?f=html`,
+    );
+    expect(await popup.locator("dt").allTextContents()).toEqual(["Event", "Chain", "Revoked", "Prover"]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("draws the shapes collection: points as red markers, polygons as blue shapes", async () => {
+    const polygons = rows.filter((r) => r.geometry?.type === "Polygon").length;
+    expect(polygons).toBeGreaterThan(0);
+    const { page, problems } = await open(
+      "/api/ogc/collections/location-proof-shapes/items?f=html&filter=longitude%20IS%20NOT%20NULL&limit=1000",
+    );
+    const drawn = rows.filter((r) => r.geometry !== null).length;
+    expect(await uids(page).count()).toBe(drawn);
+    expect(await page.locator("#map").getAttribute("data-feature-count")).toBe(String(drawn));
+    const types = await geometryCells(page);
+    expect(types.filter((t) => t === "Polygon")).toHaveLength(polygons);
+    const markers = page.locator(".leaflet-overlay-pane path.feature-marker");
+    expect(await markers.count()).toBe(drawn);
+    // Point markers are red (issue 12: the general style option used to turn them blue), shapes blue.
+    const fills = await markers.evaluateAll((paths) => paths.map((p) => p.getAttribute("fill")));
+    const points = rows.filter((r) => r.geometry?.type === "Point").length;
+    expect(fills.filter((f) => f === "#d32f2f").length).toBeGreaterThanOrEqual(points);
+    expect(fills.filter((f) => f === "#1b5fae").length).toBeGreaterThanOrEqual(polygons);
+    const href = await uids(page).first().getAttribute("href");
+    expect(href).toMatch(/^\/api\/ogc\/collections\/location-proof-shapes\/items\/0x/);
     expect(problems).toEqual([]);
     await page.close();
   });
 
   it("leaves features without geometry off the map but lists them", async () => {
     const { page, problems } = await open("/api/ogc/collections/location-proofs/items?f=html&limit=100");
-    const listed = await page.locator("table tr td a").count();
+    const listed = await uids(page).count();
     const drawn = Number(await page.locator("#map").getAttribute("data-feature-count"));
-    const withGeometry = (await page.locator("table tr td:last-child").allTextContents()).filter(
-      (t) => t !== "none",
-    );
+    const withGeometry = (await geometryCells(page)).filter((t) => t !== "none");
     expect(listed).toBe(100);
     expect(drawn).toBe(withGeometry.length);
     expect(drawn).toBeLessThan(100);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect } from "../../db/client.js";
+import { connect, MAINTENANCE_BUDGETS } from "../../db/client.js";
 import { migrate } from "../../db/migrate.js";
 import { openPglite } from "../../db/pglite.js";
 import { adminQuery, withDatabase } from "./test-db.js";
@@ -17,7 +17,7 @@ export default async function setup() {
     process.env.LPQS_PG_TEMPLATE = TEMPLATE_DB;
     await adminQuery(serverUrl, `drop database if exists ${TEMPLATE_DB} with (force)`);
     await adminQuery(serverUrl, `create database ${TEMPLATE_DB}`);
-    const handle = await connect(withDatabase(serverUrl, TEMPLATE_DB), "pg");
+    const handle = await connect(withDatabase(serverUrl, TEMPLATE_DB), "pg", MAINTENANCE_BUDGETS);
     await migrate(handle);
     await handle.close();
     return async () => {

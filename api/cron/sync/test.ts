@@ -3,8 +3,10 @@ import { json } from "../../../lib/http/respond.js";
 import { route } from "../../../lib/http/route.js";
 
 /** Reachability check of the cron endpoint: no side effects, no credentials, never cached. */
-export const GET = route(
-  async (request) => {
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  cache: false,
+  GET: async (request) => {
     parseQuery(request, {});
     return json({
       status: "ok",
@@ -13,5 +15,4 @@ export const GET = route(
       time: new Date().toISOString(),
     });
   },
-  { access: "public", cache: false },
-);
+});

@@ -6,14 +6,12 @@ import { route } from "../../../lib/http/route.js";
 import { uidParam } from "../../../lib/params.js";
 import { getLocationProof } from "../../../lib/v0/location-proofs.js";
 
-export { preflight as OPTIONS } from "../../../lib/http/cors.js";
-
-export const GET = route(
-  async (request) => {
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => {
     parseQuery(request, {}, { routeParams: ["uid"] });
     const uid = v.safeParse(uidParam, routeParam(request, "uid"));
     if (!uid.success) throw badParameter("uid", uid.issues[0].message);
     return json(await getLocationProof(uid.output));
   },
-  { access: "public" },
-);
+});

@@ -1,8 +1,10 @@
-import { and, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, and, type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../../db/schema.js";
 import { rfc3339 } from "../../params.js";
-import { bboxCondition } from "../../proofs/filter.js";
-import { GEOMETRY_QUERYABLE, QUERYABLES, type Queryable } from "../queryables.js";
+import { bboxCondition, type SpatialTarget } from "../../proofs/filter.js";
+import { type PropertyType, proofProperty, QUERYABLE_PROPERTIES } from "../../proofs/properties.js";
+import { sqlTimestamp } from "../../proofs/timestamps.js";
+import { GEOMETRY_QUERYABLE } from "../vocabulary.js";
 import type {
   ComparisonOp,
   DateLit,
@@ -14,6 +16,21 @@ import type {
   TimestampLit,
 } from "./ast.js";
 
+/** The types CQL2 compares by: uids and hashes are compared as addresses are (lowercased). */
+export type QueryableType = "string" | "address" | "integer" | "number" | "boolean" | "timestamp";
+
+type Queryable = { column: AnyColumn; type: QueryableType };
+
+const CQL2_TYPE: Partial<Record<PropertyType, QueryableType>> = {
+  string: "string",
+  address: "address",
+  hash: "address",
+  integer: "integer",
+  number: "number",
+  boolean: "boolean",
+  timestamp: "timestamp",
+};
+
 /** A filter that is well-formed CQL2 but cannot be evaluated here (unknown property, wrong types, …). */
 export class CqlSemanticError extends Error {}
 
@@ -23,20 +40,22 @@ const fail = (message: string): never => {
 
 /**
  * Compiles a parsed CQL2 expression to SQL for the shared WHERE builder (ProofFilter.where). Properties become
- * columns from the QUERYABLES allow-list and every literal becomes a bound parameter, so no part of the filter text
- * ever reaches the SQL text.
+ * columns from the queryable properties of the catalogue (lib/proofs/properties.ts) and every literal becomes a
+ * bound parameter, so no part of the filter text ever reaches the SQL text. `geometry` is what the collection's
+ * features carry: the representative point or the decoded shape (its bounds).
  */
-export function compileCql2(expr: Expr): SQL {
+export function compileCql2(expr: Expr, geometry: SpatialTarget = "bounds"): SQL {
+  const compile = (e: Expr): SQL => compileCql2(e, geometry);
   switch (expr.kind) {
     case "and":
-      return and(...expr.args.map(compileCql2))!;
+      return and(...expr.args.map(compile))!;
     case "or":
       return sql`(${sql.join(
-        expr.args.map((a) => sql`(${compileCql2(a)})`),
+        expr.args.map((a) => sql`(${compile(a)})`),
         sql` or `,
       )})`;
     case "not":
-      return sql`not (${compileCql2(expr.arg)})`;
+      return sql`not (${compile(expr.arg)})`;
     case "literal":
       return expr.value ? sql`true` : sql`false`;
     case "compare":
@@ -67,12 +86,15 @@ export function compileCql2(expr: Expr): SQL {
         fail(`LIKE needs a string property; '${name(expr.value)}' is ${q.type}`);
       if (expr.pattern.kind !== "string") fail("LIKE needs a quoted pattern");
       const raw = (expr.pattern as { value: string }).value;
+      // An odd run of backslashes at the end escapes nothing; PostgreSQL refuses such a pattern.
+      if (/(^|[^\\])(\\\\)*\\$/.test(raw))
+        fail("a LIKE pattern must not end with a lone escape character (\\); write \\\\ for a backslash");
       const pattern = q.type === "address" ? raw.toLowerCase() : raw;
       // CQL2's wildcards (% and _) and escape (\) are PostgreSQL's defaults.
       return expr.negated ? sql`${q.column} not like ${pattern}` : sql`${q.column} like ${pattern}`;
     }
     case "s_intersects":
-      return spatial(expr.args);
+      return spatial(expr.args, geometry);
     case "temporal":
       return temporal(expr.op, expr.args);
   }
@@ -81,12 +103,13 @@ export function compileCql2(expr: Expr): SQL {
 const name = (s: Scalar | Temporal | Geometry): string => (s.kind === "property" ? s.name : s.kind);
 
 function lookup(property: string): Queryable {
-  // Own keys only: a plain lookup would reach Object.prototype (`constructor`, `toString`, `__proto__`).
-  if (!Object.hasOwn(QUERYABLES, property))
-    fail(
-      `unknown property '${property}'. Queryables: ${[GEOMETRY_QUERYABLE, ...Object.keys(QUERYABLES)].join(", ")}`,
+  const q = proofProperty(property);
+  const type = q?.queryable ? CQL2_TYPE[q.type] : undefined;
+  if (!q?.column || !type)
+    return fail(
+      `unknown property '${property}'. Queryables: ${[GEOMETRY_QUERYABLE, ...QUERYABLE_PROPERTIES.map((x) => x.name)].join(", ")}`,
     );
-  return QUERYABLES[property]!;
+  return { column: q.column, type };
 }
 
 function queryable(s: Scalar, op: string): Queryable {
@@ -126,7 +149,7 @@ function compareWith(q: Queryable, op: ComparisonOp, literal: Scalar): SQL {
   if (q.type === "timestamp") {
     const t = asTemporal(literal);
     if (t.kind === "date") return dateComparison(q, op, t);
-    return sql`${q.column} ${sql.raw(op)} ${t.value.toISOString()}::timestamptz`;
+    return sql`${q.column} ${sql.raw(op)} ${sqlTimestamp(t.value)}`;
   }
   return sql`${q.column} ${sql.raw(op)} ${literalFor(q, literal, op)}`;
 }
@@ -147,7 +170,7 @@ function literalFor(q: Queryable, literal: Scalar, op: string): SQL {
       if (literal.kind !== "boolean") fail(`${op}: expected TRUE or FALSE`);
       return sql`${(literal as { value: boolean }).value}::boolean`;
     case "timestamp":
-      return sql`${asInstant(literal).toISOString()}::timestamptz`;
+      return sqlTimestamp(asInstant(literal));
   }
 }
 
@@ -156,7 +179,9 @@ function asTemporal(literal: Scalar): TimestampLit | DateLit {
   if (literal.kind === "string") {
     const instant = rfc3339(literal.value);
     if (instant) return { kind: "timestamp", value: instant };
-    fail("a timestamp string must be a valid RFC 3339 date-time, e.g. '2025-01-31T12:00:00Z'");
+    fail(
+      "a timestamp string must be a valid RFC 3339 date-time in years 0001-9999, e.g. '2025-01-31T12:00:00Z'",
+    );
   }
   return fail("expected a TIMESTAMP('…') or DATE('…') literal for a temporal property");
 }
@@ -169,8 +194,8 @@ function asInstant(literal: Scalar): Date {
 
 /** A DATE is the whole UTC day [start, next): `= DATE` means "on that day". */
 function dateComparison(q: Queryable, op: ComparisonOp, d: DateLit): SQL {
-  const start = sql`${d.start.toISOString()}::timestamptz`;
-  const next = sql`${d.next.toISOString()}::timestamptz`;
+  const start = sqlTimestamp(d.start);
+  const next = sqlTimestamp(d.next);
   const c = q.column;
   switch (op) {
     case "=":
@@ -188,7 +213,11 @@ function dateComparison(q: Queryable, op: ComparisonOp, d: DateLit): SQL {
   }
 }
 
-function spatial([a, b]: [Geometry, Geometry]): SQL {
+/**
+ * S_INTERSECTS(geometry, literal). A proof without geometry gives null (unknown), never false, so that NOT
+ * S_INTERSECTS(…) does not match it either: CQL2's rule for a predicate on a null.
+ */
+function spatial([a, b]: [Geometry, Geometry], target: SpatialTarget): SQL {
   const aIsProperty = a.kind === "property";
   const bIsProperty = b.kind === "property";
   if (aIsProperty === bIsProperty)
@@ -202,29 +231,29 @@ function spatial([a, b]: [Geometry, Geometry]): SQL {
   switch (literal.kind) {
     case "bbox":
       // Checked by the parser with the bbox parameter's rules (checkBbox); minLon > maxLon crosses the antimeridian.
-      return bboxCondition(literal);
+      return bboxCondition(literal, target);
     case "point": {
       if (!lonOk(literal.lon) || !latOk(literal.lat))
         fail("POINT coordinates must lie in [-180, 180] x [-90, 90]");
-      return bboxCondition({
-        minLon: literal.lon,
-        minLat: literal.lat,
-        maxLon: literal.lon,
-        maxLat: literal.lat,
-      });
+      return bboxCondition(
+        { minLon: literal.lon, minLat: literal.lat, maxLon: literal.lon, maxLat: literal.lat },
+        target,
+      );
     }
     case "polygon":
-      return polygonCondition(literal, lonOk, latOk);
+      return polygonCondition(literal, target, lonOk, latOk);
   }
 }
 
 /**
- * S_INTERSECTS with a polygon, without PostGIS: the GiST index narrows to the polygon's bounding box, then point
- * proofs are tested exactly (point in the exterior ring and in no hole); proofs that are lines or polygons are
- * tested by their bounding box (PostgreSQL's polygon overlap), which can over-match near a concave edge.
+ * S_INTERSECTS with a polygon, without PostGIS: the GiST index narrows to the polygon's bounding box, then points
+ * are tested exactly (in the exterior ring and in no hole): every feature of the point collection, the point
+ * proofs of the shapes collection. Lines and polygons of the shapes collection are tested by their bounding box
+ * (PostgreSQL's polygon overlap), which can over-match near a concave edge.
  */
 function polygonCondition(
   poly: PolygonLit,
+  target: SpatialTarget,
   lonOk: (x: number) => boolean,
   latOk: (y: number) => boolean,
 ): SQL {
@@ -239,18 +268,23 @@ function polygonCondition(
   const outer = poly.rings[0]!;
   const xs = outer.map(([x]) => x);
   const ys = outer.map(([, y]) => y);
-  const prefilter = bboxCondition({
-    minLon: Math.min(...xs),
-    minLat: Math.min(...ys),
-    maxLon: Math.max(...xs),
-    maxLat: Math.max(...ys),
-  });
+  const prefilter = bboxCondition(
+    { minLon: Math.min(...xs), minLat: Math.min(...ys), maxLon: Math.max(...xs), maxLat: Math.max(...ys) },
+    target,
+  );
   // PostgreSQL's polygon text form, built from parsed numbers and bound as one parameter.
   const pg = (ring: [number, number][]) => `(${ring.map(([x, y]) => `(${x},${y})`).join(",")})`;
   const point = sql`point(${p.longitude}, ${p.latitude})`;
   const holes = poly.rings.slice(1).map((ring) => sql` and not (${point} <@ ${pg(ring)}::polygon)`);
-  const box = sql`polygon(box(point(${p.minLon}, ${p.minLat}), point(${p.maxLon}, ${p.maxLat})))`;
-  return sql`(${prefilter} and case when ${p.geometry}->>'type' = 'Point' then (${point} <@ ${pg(outer)}::polygon${sql.join(holes)}) else ${box} && ${pg(outer)}::polygon end)`;
+  const pointTest = sql`(${point} <@ ${pg(outer)}::polygon${sql.join(holes)})`;
+  if (target === "point") return sql`(${prefilter} and ${pointTest})`;
+  // Bounds crossing the antimeridian (west > east) are two boxes: [west, 180] and [-180, east].
+  const crossing = sql`${p.minLon} > ${p.maxLon}`;
+  const eastEdge = sql`case when ${crossing} then 180 else ${p.maxLon} end`;
+  const box = sql`polygon(box(point(${p.minLon}, ${p.minLat}), point(${eastEdge}, ${p.maxLat})))`;
+  const westPart = sql`polygon(box(point(-180, ${p.minLat}), point(${p.maxLon}, ${p.maxLat})))`;
+  const boundsTest = sql`(${box} && ${pg(outer)}::polygon or (${crossing} and ${westPart} && ${pg(outer)}::polygon))`;
+  return sql`(${prefilter} and case when ${p.geometry}->>'type' = 'Point' then ${pointTest} else ${boundsTest} end)`;
 }
 
 /** Temporal operators on an instant property; a DATE is the whole day, an INTERVAL may be open on one side. */
@@ -267,11 +301,11 @@ function temporal(op: "t_intersects" | "t_after" | "t_before", [a, b]: [Temporal
   const c = q.column;
   const start = literal.kind === "interval" ? literal.start : literal;
   const end = literal.kind === "interval" ? literal.end : literal;
-  const atOrAfterStart = start ? sql`${c} >= ${startOf(start)}::timestamptz` : sql`${c} is not null`;
+  const atOrAfterStart = start ? sql`${c} >= ${startOf(start)}` : sql`${c} is not null`;
   const atOrBeforeEnd = end
     ? end.kind === "date"
-      ? sql`${c} < ${end.next.toISOString()}::timestamptz`
-      : sql`${c} <= ${end.value.toISOString()}::timestamptz`
+      ? sql`${c} < ${sqlTimestamp(end.next)}`
+      : sql`${c} <= ${sqlTimestamp(end.value)}`
     : sql`${c} is not null`;
   switch (effective) {
     case "t_intersects":
@@ -279,12 +313,12 @@ function temporal(op: "t_intersects" | "t_after" | "t_before", [a, b]: [Temporal
     case "t_after":
       if (!end) return sql`false`;
       return end.kind === "date"
-        ? sql`${c} >= ${end.next.toISOString()}::timestamptz`
-        : sql`${c} > ${end.value.toISOString()}::timestamptz`;
+        ? sql`${c} >= ${sqlTimestamp(end.next)}`
+        : sql`${c} > ${sqlTimestamp(end.value)}`;
     case "t_before":
       if (!start) return sql`false`;
-      return sql`${c} < ${startOf(start)}::timestamptz`;
+      return sql`${c} < ${startOf(start)}`;
   }
 }
 
-const startOf = (t: TimestampLit | DateLit): string => (t.kind === "date" ? t.start : t.value).toISOString();
+const startOf = (t: TimestampLit | DateLit): SQL => sqlTimestamp(t.kind === "date" ? t.start : t.value);

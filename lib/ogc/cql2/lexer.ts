@@ -46,6 +46,9 @@ export function tokenize(text: string): Token[] {
         value += text[j];
         j++;
       }
+      // PostgreSQL text cannot hold U+0000; the native parameters reject it too.
+      if (value.includes("\u0000"))
+        throw new CqlSyntaxError("a string literal must not contain U+0000 (NUL)", i);
       tokens.push({ type: "string", value, at: i });
       i = j + 1;
       continue;
@@ -53,6 +56,8 @@ export function tokenize(text: string): Token[] {
     if (c === '"') {
       const end = text.indexOf('"', i + 1);
       if (end < 0) throw new CqlSyntaxError("unterminated quoted identifier", i);
+      if (text.slice(i, end).includes("\u0000"))
+        throw new CqlSyntaxError("an identifier must not contain U+0000 (NUL)", i);
       tokens.push({ type: "ident", value: text.slice(i + 1, end), quoted: true, at: i });
       i = end + 1;
       continue;

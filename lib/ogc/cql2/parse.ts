@@ -1,4 +1,4 @@
-import { checkBbox, parseInstant, rfc3339 } from "../../params.js";
+import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params.js";
 import type {
   ComparisonOp,
   DateLit,
@@ -12,7 +12,10 @@ import type {
 } from "./ast.js";
 import { CqlSyntaxError, type Token, tokenize } from "./lexer.js";
 
-/** Bounds that keep a hostile filter from costing more to parse or run than a page of results. */
+/**
+ * Bounds that keep a hostile filter from costing more to parse or run than a page of results. `depth` counts
+ * every level of nesting: a parenthesis and a NOT each open one (NOT NOT NOT … is as deep as it is long).
+ */
 export const CQL_LIMITS = { length: 8192, depth: 32, listItems: 1000, vertices: 10_000 } as const;
 
 const RESERVED = new Set([
@@ -96,8 +99,12 @@ class Parser {
     if (this.peek().type !== "end") this.fail("expected end of filter");
   }
 
-  orExpr(depth: number): Expr {
+  private checkDepth(depth: number): void {
     if (depth > CQL_LIMITS.depth) this.fail(`filter nests deeper than ${CQL_LIMITS.depth} levels`);
+  }
+
+  orExpr(depth: number): Expr {
+    this.checkDepth(depth);
     const args = [this.andExpr(depth)];
     while (this.acceptKeyword("or")) args.push(this.andExpr(depth));
     return args.length === 1 ? args[0]! : { kind: "or", args };
@@ -110,7 +117,10 @@ class Parser {
   }
 
   private notExpr(depth: number): Expr {
-    if (this.acceptKeyword("not")) return { kind: "not", arg: this.notExpr(depth + 1) };
+    if (this.acceptKeyword("not")) {
+      this.checkDepth(depth + 1);
+      return { kind: "not", arg: this.notExpr(depth + 1) };
+    }
     return this.primary(depth);
   }
 
@@ -216,14 +226,17 @@ class Parser {
     const { value, at } = this.stringArgument("timestamp");
     const instant = rfc3339(value);
     if (!instant)
-      throw new CqlSyntaxError(`invalid TIMESTAMP '${value}' (RFC 3339, e.g. 2025-01-31T12:00:00Z)`, at);
+      throw new CqlSyntaxError(
+        `invalid TIMESTAMP '${value}' (RFC 3339 in ${YEARS}, e.g. 2025-01-31T12:00:00Z)`,
+        at,
+      );
     return { kind: "timestamp", value: instant };
   }
 
   private date(): DateLit {
     const { value, at } = this.stringArgument("date");
     const day = dayLit(value);
-    if (!day) throw new CqlSyntaxError(`invalid DATE '${value}' (YYYY-MM-DD)`, at);
+    if (!day) throw new CqlSyntaxError(`invalid DATE '${value}' (YYYY-MM-DD in ${YEARS})`, at);
     return day;
   }
 
@@ -353,7 +366,10 @@ class Parser {
     if (day) return day;
     const instant = rfc3339(value);
     if (instant) return { kind: "timestamp", value: instant };
-    throw new CqlSyntaxError(`invalid INTERVAL end '${value}'`, t.at);
+    throw new CqlSyntaxError(
+      `invalid INTERVAL end '${value}' (a date or RFC 3339 time in ${YEARS}, or '..')`,
+      t.at,
+    );
   }
 }
 

@@ -1,30 +1,55 @@
+import { escapeHtml as e } from "../../html/escape.js";
+import { type Crumb, mapSection, page, SITE_PATHS } from "../../html/layout.js";
+import { humanTime, linkList, pager, proofTable, shortHex, summaryOf, timeCell } from "../../html/parts.js";
 import type { OgcFeature } from "../feature.js";
-import type { FeatureCollection } from "../items.js";
-import { type Link, PATHS, REL } from "../vocabulary.js";
-import { escapeHtml as e, jsonBlock, linkList, page } from "./page.js";
+import { type Collection, type Link, OGC_MAX_LIMIT, PATHS, REL } from "../vocabulary.js";
 
-/** Server-rendered HTML views of the OGC resources (the Part 1 "html" conformance class). */
-
-const home = (href: (path: string) => string) => ({
-  title: "OGC API",
-  href: `${href(PATHS.landing)}?f=html`,
-});
+/** Server-rendered HTML views of the OGC resources (the Part 1 "html" conformance class), in the site's layout. */
 
 type Href = (path: string) => string;
 
+const ogcHome = (href: Href): Crumb => ({ title: "OGC API", href: `${href(PATHS.landing)}?f=html` });
+const collectionsCrumb = (href: Href): Crumb => ({
+  title: "Collections",
+  href: `${href(PATHS.collections)}?f=html`,
+});
+const collectionCrumb = (href: Href, c: Pick<Collection, "id" | "title">): Crumb => ({
+  title: c.title,
+  href: `${href(PATHS.collection(c.id as Collection["id"]))}?f=html`,
+});
+
+/** A feature's HTML page, relative to the origin. */
+const itemPage = (collection: Collection) => (uid: string) => `${PATHS.item(collection.id, uid)}?f=html`;
+
 export function landingHtml(doc: { title: string; description: string; links: Link[] }): string {
+  const link = (rel: string) => doc.links.find((l) => l.rel === rel)?.href ?? "";
+  const self = link(REL.self);
+  const base = self.split("?")[0];
   return page({
-    title: doc.title,
-    crumbs: [{ title: "OGC API" }],
-    body: `<p>${e(doc.description)}</p>${linkList(doc.links)}`,
+    title: "OGC API – Features",
+    section: "ogc",
+    lead: e(doc.description),
+    body: `<div class="actions">
+<a class="button primary" href="${e(`${link(REL.data).split("?")[0]}?f=html`)}">Browse the collections</a>
+<a class="button" href="${e(SITE_PATHS.map)}">Open the map</a>
+<a class="button" href="${e(link(REL.serviceDoc))}">OGC API reference</a>
+</div>
+<h2>Use it from a map client</h2>
+<p>In QGIS: <em>Layer → Add Layer → Add WFS / OGC API - Features Layer</em>, new connection with this URL:</p>
+<p><code class="copyable">${e(base)}</code> <button type="button" class="copy" data-copy="${e(base)}" title="Copy the URL" hidden>Copy</button></p>
+<p>With GDAL: <code>ogrinfo OAPIF:${e(base)} location-proofs</code></p>
+<h2>More</h2>
+${linkList(doc.links)}`,
   });
 }
 
 export function conformanceHtml(doc: { conformsTo: string[] }, href: Href): string {
   return page({
     title: "Conformance",
-    crumbs: [home(href), { title: "Conformance" }],
-    body: `<ul>${doc.conformsTo.map((c) => `<li><code>${e(c)}</code></li>`).join("")}</ul>`,
+    section: "ogc",
+    crumbs: [ogcHome(href), { title: "Conformance" }],
+    lead: "The OGC API standards and parts this service implements.",
+    body: `<ul class="plain">${doc.conformsTo.map((c) => `<li><code>${e(c)}</code></li>`).join("")}</ul>`,
   });
 }
 
@@ -41,15 +66,17 @@ export function apiHtml(
     .map(
       ([path, item]) =>
         `<tr><td><code>GET ${e(server + path)}</code></td><td>${e(item.get.summary)}</td><td>${item.get.parameters
-          .map((p) => `<code>${e(p.name)}</code>: ${e(p.description ?? "")}`)
+          .map((p) => `<code>${e(p.name)}</code> ${e(p.description ?? "")}`)
           .join("<br>")}</td></tr>`,
     )
     .join("");
   return page({
     title: doc.info.title,
-    crumbs: [home(href), { title: "API" }],
-    body: `<p>${e(doc.info.description)}</p><p><a href="${e(href(PATHS.api))}">OpenAPI 3.0 definition (JSON)</a></p>
-<table><tr><th>Path</th><th>Summary</th><th>Parameters</th></tr>${rows}</table>`,
+    section: "ogc",
+    crumbs: [ogcHome(href), { title: "API" }],
+    lead: e(doc.info.description),
+    body: `<p><a href="${e(href(PATHS.api))}" title="rel: service-desc · application/vnd.oai.openapi+json;version=3.0">The OpenAPI 3.0 definition (JSON)</a></p>
+<div class="table-wrap"><table class="data api"><thead><tr><th scope="col">Path</th><th scope="col">Summary</th><th scope="col">Parameters</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   });
 }
 
@@ -61,86 +88,148 @@ type CollectionDoc = {
   links: Link[];
 };
 
-const collectionBlock = (c: CollectionDoc, heading: boolean) =>
-  `${heading ? `<h2>${e(c.title)}</h2>` : ""}<p>${e(c.description)}</p>
-<table><tr><th>id</th><td>${e(c.id)}</td></tr>
-<tr><th>spatial extent</th><td>${e(c.extent.spatial.bbox[0]?.join(", "))}</td></tr>
-<tr><th>temporal extent</th><td>${e(c.extent.temporal.interval[0]?.map((x) => x ?? "..").join(" / "))}</td></tr></table>
-${linkList(c.links)}`;
+const degrees = (x: number | undefined, pos: string, neg: string) =>
+  x === undefined ? "" : `${Math.abs(Math.round(x * 1000) / 1000)}° ${x < 0 ? neg : pos}`;
+
+function extentFacts(c: CollectionDoc): string {
+  const [w, s, east, n] = c.extent.spatial.bbox[0] ?? [];
+  const [first, last] = c.extent.temporal.interval[0] ?? [];
+  const when =
+    first || last ? `${humanTime(first) || "open"} → ${humanTime(last) || "open"}` : "no event times yet";
+  return `<dl class="facts">
+<dt>Area</dt><dd>${e(degrees(w, "E", "W"))} to ${e(degrees(east, "E", "W"))}, ${e(degrees(s, "N", "S"))} to ${e(degrees(n, "N", "S"))}</dd>
+<dt>Event times</dt><dd>${e(when)}</dd>
+<dt>Id</dt><dd><code>${e(c.id)}</code></dd>
+</dl>`;
+}
+
+const itemsLink = (c: CollectionDoc, type: string) =>
+  c.links.find((l) => l.rel === REL.items && l.type === type)?.href ?? "";
+
+function collectionActions(c: CollectionDoc, withGeojson = true): string {
+  const html = itemsLink(c, "text/html");
+  const geojson = withGeojson ? itemsLink(c, "application/geo+json") : "";
+  const map = html.includes("limit=") ? html : `${html}${html.includes("?") ? "&" : "?"}limit=100`;
+  return `<div class="actions"><a class="button primary" href="${e(map)}">Open the map</a>${
+    geojson
+      ? `<a class="button" href="${e(geojson)}" title="rel: items · application/geo+json">GeoJSON</a>`
+      : ""
+  }</div>`;
+}
 
 export function collectionsHtml(doc: { collections: CollectionDoc[]; links: Link[] }, href: Href): string {
+  const cards = doc.collections
+    .map(
+      (c) => `<section class="card">
+<h2><a href="${e(`${href(PATHS.collection(c.id as Collection["id"]))}?f=html`)}">${e(c.title)}</a></h2>
+<p>${e(c.description)}</p>
+${collectionActions(c)}
+</section>`,
+    )
+    .join("\n");
   return page({
     title: "Collections",
-    crumbs: [home(href), { title: "Collections" }],
-    body: doc.collections.map((c) => collectionBlock(c, true)).join(""),
+    section: "ogc",
+    crumbs: [ogcHome(href), { title: "Collections" }],
+    lead: "The same location proofs in two collections: as points, or as their full shapes.",
+    body: `<div class="cards">${cards}</div>${linkList(doc.links)}`,
   });
 }
 
 export function collectionHtml(doc: CollectionDoc, href: Href): string {
+  const box = doc.extent.spatial.bbox[0];
   return page({
     title: doc.title,
-    crumbs: [
-      home(href),
-      { title: "Collections", href: `${href(PATHS.collections)}?f=html` },
-      { title: doc.id },
-    ],
-    body: collectionBlock(doc, false),
+    section: "ogc",
+    crumbs: [ogcHome(href), collectionsCrumb(href), { title: doc.title }],
+    lead: e(doc.description),
+    map: true,
+    body: `${collectionActions(doc, false)}
+${mapSection({ extent: box, label: `Extent of ${doc.title}` })}
+${extentFacts(doc)}
+${linkList(doc.links.filter((l) => !(l.rel === REL.items && l.type === "text/html")))}`,
   });
 }
 
-const MAIN_PROPERTIES = ["chain", "prover", "event_timestamp", "location_type", "revoked"] as const;
+/** The items page as views.ts reads it (the document of lib/ogc/items.ts). */
+type FeaturePage = { features: OgcFeature[]; links: Link[]; numberMatched: number; numberReturned: number };
 
-function featureRows(features: OgcFeature[]): string {
-  return features
-    .map((f) => {
-      const self = f.id;
-      const cells = MAIN_PROPERTIES.map(
-        (k) => `<td>${e((f.properties as Record<string, unknown>)[k])}</td>`,
-      ).join("");
-      return `<tr><td><a href="${e(PATHS.item(self))}?f=html">${e(self)}</a></td>${cells}<td>${f.geometry ? e(f.geometry.type) : "none"}</td></tr>`;
-    })
-    .join("");
-}
+const PAGE_SIZES = [10, 50, 100, 500, OGC_MAX_LIMIT] as const;
 
-export function itemsHtml(doc: FeatureCollection, href: Href): string {
-  const next = doc.links.find((l) => l.rel === REL.next);
-  const prev = doc.links.find((l) => l.rel === REL.prev);
-  const paging = `<p class="paging">${prev ? `<a rel="prev" href="${e(prev.href)}">Previous page</a>` : ""}${
-    next ? `<a rel="next" href="${e(next.href)}">Next page</a>` : ""
-  }<span>${doc.numberReturned} of ${doc.numberMatched} features</span></p>`;
+export function itemsHtml(
+  doc: FeaturePage,
+  request: Request,
+  href: Href,
+  collection: Collection,
+  at: { offset: number; limit: number },
+): string {
+  const link = (rel: string) => doc.links.find((l) => l.rel === rel)?.href ?? null;
+  const rows = doc.features.map((f) => summaryOf(f.properties, f.geometry));
+  const drawn = doc.features.filter((f) => f.geometry !== null).length;
+  const off = doc.numberReturned - drawn;
   return page({
-    title: "Location proofs",
-    crumbs: [
-      home(href),
-      { title: "Collections", href: `${href(PATHS.collections)}?f=html` },
-      { title: "location-proofs", href: `${href(PATHS.collection)}?f=html` },
-      { title: "items" },
-    ],
+    title: collection.title,
+    section: "map",
+    crumbs: [ogcHome(href), collectionsCrumb(href), collectionCrumb(href, collection), { title: "Map" }],
+    lead: `Click a marker for the proof's details.${
+      off === 1
+        ? " 1 proof on this page has no coordinates: it is listed, not drawn."
+        : off > 1
+          ? ` ${off} of the proofs on this page have no coordinates: they are listed, not drawn.`
+          : ""
+    }`,
     map: true,
-    body: `<div id="map"></div>${jsonBlock("features", { type: "FeatureCollection", features: doc.features })}
-${paging}
-<table><tr><th>id</th>${MAIN_PROPERTIES.map((k) => `<th>${k}</th>`).join("")}<th>geometry</th></tr>${featureRows(doc.features)}</table>
-${linkList(doc.links)}`,
+    body: `${mapSection({ features: doc.features, itemPath: `${PATHS.items(collection.id)}/`, label: `Map of ${collection.title}` })}
+${pager(request, {
+  ...at,
+  returned: doc.numberReturned,
+  total: doc.numberMatched,
+  next: link(REL.next),
+  prev: link(REL.prev),
+  noun: ["proof", "proofs"],
+  sizes: PAGE_SIZES,
+})}
+${proofTable(rows, itemPage(collection))}
+${linkList(doc.links.filter((l) => l.rel !== REL.next && l.rel !== REL.prev))}`,
   });
 }
 
-export function itemHtml(doc: OgcFeature & { links: Link[] }, href: Href): string {
-  const rows = Object.entries(doc.properties)
-    .map(
-      ([k, v]) =>
-        `<tr><th>${e(k)}</th><td>${e(typeof v === "object" && v !== null ? JSON.stringify(v) : v)}</td></tr>`,
-    )
+const valueHtml = (key: string, v: unknown): string => {
+  if (v === null || v === undefined) return '<span class="muted">null</span>';
+  if (key === "uid")
+    return `<code>${e(v)}</code><button type="button" class="copy" data-copy="${e(v)}" title="Copy the uid" hidden>Copy</button>`;
+  if (key.endsWith("_time") || key === "event_timestamp") return timeCell(v);
+  if (typeof v === "object") return `<code>${e(JSON.stringify(v))}</code>`;
+  // Addresses, hashes and uids in monospace: an address fits a phone's line.
+  if (typeof v === "string" && /^0x[0-9a-f]+$/i.test(v)) return `<code>${e(v)}</code>`;
+  return e(v);
+};
+
+export function itemHtml(doc: OgcFeature & { links: Link[] }, href: Href, collection: Collection): string {
+  const p = doc.properties as Record<string, unknown>;
+  const rows = [["geometry", doc.geometry], ...Object.entries(p)]
+    .map(([k, v]) => `<tr><th scope="row">${e(k)}</th><td>${valueHtml(String(k), v)}</td></tr>`)
     .join("");
+  const facts = [
+    `on <strong>${e(p.chain)}</strong>`,
+    p.event_timestamp ? `at ${e(humanTime(p.event_timestamp))}` : "without an event time",
+    typeof p.prover === "string" ? `by <span title="${e(p.prover)}">${e(shortHex(p.prover))}</span>` : "",
+    p.revoked === true ? '<span class="badge badge-revoked">revoked</span>' : "",
+  ].filter(Boolean);
   return page({
-    title: `Location proof ${doc.id}`,
+    title: typeof p.memo === "string" && p.memo ? p.memo : "Location proof",
+    section: "map",
     crumbs: [
-      home(href),
-      { title: "location-proofs", href: `${href(PATHS.items)}?f=html` },
-      { title: doc.id },
+      ogcHome(href),
+      collectionsCrumb(href),
+      collectionCrumb(href, collection),
+      { title: "Map", href: `${href(PATHS.items(collection.id))}?f=html` },
+      { title: shortHex(doc.id) },
     ],
+    lead: `Location proof ${facts.join(" ")}`,
     map: true,
-    body: `<div id="map"></div>${jsonBlock("features", { type: "FeatureCollection", features: [{ ...doc, links: undefined }] })}
-<table><tr><th>geometry</th><td>${e(doc.geometry ? JSON.stringify(doc.geometry) : "none")}</td></tr>${rows}</table>
+    body: `${mapSection({ features: [{ type: "Feature", id: doc.id, geometry: doc.geometry, properties: doc.properties }], itemPath: `${PATHS.items(collection.id)}/`, label: "Map of this proof" })}
+<div class="table-wrap"><table class="data props"><tbody>${rows}</tbody></table></div>
 ${linkList(doc.links)}`,
   });
 }
@@ -152,20 +241,24 @@ export function queryablesHtml(
     properties: Record<string, { title?: string; type?: string; format?: string }>;
   },
   href: Href,
+  collection: Collection,
 ): string {
   const rows = Object.entries(doc.properties)
     .map(
       ([name, p]) =>
-        `<tr><td><code>${e(name)}</code></td><td>${e(p.type ?? p.format ?? "")}</td><td>${e(p.title)}</td></tr>`,
+        `<tr><td><code>${e(name)}</code></td><td>${e(p.format ?? p.type ?? "")}</td><td>${e(p.title)}</td></tr>`,
     )
     .join("");
   return page({
-    title: doc.title,
+    title: `Queryables of ${collection.title}`,
+    section: "ogc",
     crumbs: [
-      home(href),
-      { title: "location-proofs", href: `${href(PATHS.collection)}?f=html` },
-      { title: "queryables" },
+      ogcHome(href),
+      collectionsCrumb(href),
+      collectionCrumb(href, collection),
+      { title: "Queryables" },
     ],
-    body: `<p>${e(doc.description)}</p><table><tr><th>property</th><th>type</th><th>meaning</th></tr>${rows}</table>`,
+    lead: `${e(doc.description)} Use them in <code>filter=</code> (CQL2 text) and <code>sortby=</code>.`,
+    body: `<div class="table-wrap"><table class="data"><thead><tr><th scope="col">Property</th><th scope="col">Type</th><th scope="col">Meaning</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   });
 }

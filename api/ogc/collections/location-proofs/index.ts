@@ -1,13 +1,14 @@
+import { FORMAT_ONLY, negotiateFormat } from "../../../../lib/http/format.js";
 import { parseQuery } from "../../../../lib/http/query.js";
 import { route } from "../../../../lib/http/route.js";
-import { FORMAT_ONLY, negotiateFormat } from "../../../../lib/ogc/format.js";
 import { collectionResource } from "../../../../lib/ogc/resources.js";
-
-export { preflight as OPTIONS } from "../../../../lib/http/cors.js";
+import { COLLECTIONS } from "../../../../lib/ogc/vocabulary.js";
 
 // GET /api/ogc/collections/location-proofs: metadata with the extent computed from the data.
-export const GET = route(
-  async (request) =>
-    collectionResource(request, negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f)),
-  { access: "public" },
-);
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => {
+    const format = negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f);
+    return collectionResource(request, format, COLLECTIONS["location-proofs"]);
+  },
+});

@@ -1,13 +1,14 @@
+import { FORMAT_ONLY, negotiateFormat } from "../../../../lib/http/format.js";
 import { parseQuery } from "../../../../lib/http/query.js";
 import { route } from "../../../../lib/http/route.js";
-import { FORMAT_ONLY, negotiateFormat } from "../../../../lib/ogc/format.js";
 import { queryablesResource } from "../../../../lib/ogc/queryables.js";
-
-export { preflight as OPTIONS } from "../../../../lib/http/cors.js";
+import { COLLECTIONS } from "../../../../lib/ogc/vocabulary.js";
 
 // GET /api/ogc/collections/location-proofs/queryables: JSON Schema of what filter may name.
-export const GET = route(
-  async (request) =>
-    queryablesResource(request, negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f)),
-  { access: "public" },
-);
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => {
+    const format = negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f);
+    return queryablesResource(request, format, COLLECTIONS["location-proofs"]);
+  },
+});

@@ -1,15 +1,15 @@
+import { FORMAT_ONLY, negotiateFormat } from "../../../../../lib/http/format.js";
 import { parseQuery, routeParam } from "../../../../../lib/http/query.js";
 import { route } from "../../../../../lib/http/route.js";
-import { FORMAT_ONLY, negotiateFormat } from "../../../../../lib/ogc/format.js";
 import { itemResource } from "../../../../../lib/ogc/resources.js";
-
-export { preflight as OPTIONS } from "../../../../../lib/http/cors.js";
+import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 
 // GET /api/ogc/collections/location-proofs/items/{uid} (vercel.json rewrites the path here with ?uid=).
-export const GET = route(
-  async (request) => {
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => {
     const { f } = parseQuery(request, FORMAT_ONLY, { routeParams: ["uid"] });
-    return itemResource(request, routeParam(request, "uid"), negotiateFormat(request, f));
+    const format = negotiateFormat(request, f);
+    return itemResource(request, routeParam(request, "uid"), format, COLLECTIONS["location-proofs"]);
   },
-  { access: "public" },
-);
+});

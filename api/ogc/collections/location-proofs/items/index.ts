@@ -1,16 +1,15 @@
+import { negotiateFormat } from "../../../../../lib/http/format.js";
 import { parseQuery } from "../../../../../lib/http/query.js";
 import { route } from "../../../../../lib/http/route.js";
-import { negotiateFormat } from "../../../../../lib/ogc/format.js";
 import { ITEMS_PARAMS } from "../../../../../lib/ogc/items-params.js";
 import { itemsResource } from "../../../../../lib/ogc/resources.js";
-
-export { preflight as OPTIONS } from "../../../../../lib/http/cors.js";
+import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 
 // GET /api/ogc/collections/location-proofs/items: a page of GeoJSON features (or the HTML map).
-export const GET = route(
-  async (request) => {
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  access: "public",
+  GET: async (request) => {
     const q = parseQuery(request, ITEMS_PARAMS);
-    return itemsResource(request, q, negotiateFormat(request, q.f));
+    return itemsResource(request, q, negotiateFormat(request, q.f), COLLECTIONS["location-proofs"]);
   },
-  { access: "public" },
-);
+});

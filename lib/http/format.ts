@@ -1,6 +1,9 @@
 import * as v from "valibot";
 
-/** The two encodings every OGC resource has here (Part 1 "geojson"/"json" and "html" conformance classes). */
+/**
+ * The two encodings of the resources a person may open in a browser: every OGC resource (Part 1 "geojson"/"json"
+ * and "html" conformance classes), the root and the native list. JSON is the default; HTML only when asked for.
+ */
 export type Format = "json" | "html";
 
 /** `f` query parameter: an explicit choice that wins over the Accept header. */
@@ -32,4 +35,13 @@ export function negotiateFormat(request: Request, f: Format | undefined): Format
   const json = best((type) => type.includes("json"));
   if (!html) return "json";
   return !json || html.q > json.q || (html.q === json.q && html.at < json.at) ? "html" : "json";
+}
+
+/**
+ * The format an error page should take when the route's own parsing failed (it may have failed on `f` itself):
+ * `f=html` or `f=json` as sent, else Accept as above. Used by route() for HTML error pages.
+ */
+export function requestedFormat(request: Request): Format {
+  const f = new URL(request.url).searchParams.get("f");
+  return negotiateFormat(request, f === "html" || f === "json" ? f : undefined);
 }

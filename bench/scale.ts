@@ -1,0 +1,453 @@
+/**
+ * The service at a million proofs, as deployed: `npm run bench:scale [-- options]`.
+ *
+ * 1. Loads N realistic synthetic proofs (lib/local/synthetic-proofs.ts: Zipf provers, growing activity, 3% revoked,
+ *    points, shapes, antimeridian lines, proofs without coordinates or time) into a database of its own,
+ *    `lpqs_bench_scale` on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
+ *    created for the run and dropped after it (never DATABASE_URL's data).
+ * 2. Builds the functions (`npm run build`'s output) and serves them on Node 24 as Vercel invokes them
+ *    (tests/helpers/vercel-output-server.ts, routed by the built config.json, VERCEL=1).
+ * 3. For every request type of the README's tables: the exact statements the service issues for it, recorded from
+ *    the same code run in this process (node-postgres' query calls), are replayed with node-postgres, each HTTP
+ *    request followed by its SQL, so both see the same conditions: p50/p99 of each, their ratio, and the server's
+ *    CPU time per request (from /proc, over the same requests).
+ * 4. Harvest: the whole collection through `next` links at limit=1000, native and OGC (every uid must come exactly
+ *    once); the first, a middle and the last page of that walk, timed again, interleaved.
+ * 5. Counts right after a write: a proof is inserted before every request of the common paths.
+ * 6. Throughput at 16 connections: autocannon against the server, and 16 node-postgres connections replaying the
+ *    same statements.
+ *
+ * Options: --rows N (1,000,000), --iterations K (100 per request type), --duration S (10 s per throughput run),
+ * --harvest-budget S (stop a harvest after S seconds: 300), --keep (keep the database for the next run, which
+ * reuses it when it holds N proofs), --cpu-prof DIR (profile the server: node --cpu-prof).
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { sql } from "drizzle-orm";
+import pg from "pg";
+import { GET as shapesGET } from "../api/ogc/collections/location-proof-shapes/items/index.js";
+import { GET as itemsGET } from "../api/ogc/collections/location-proofs/items/index.js";
+import { GET as listGET } from "../api/v0/location-proofs/index.js";
+import { connect, MAINTENANCE_BUDGETS, queryRows, setDatabase } from "../db/client.js";
+import { migrate } from "../db/migrate.js";
+import { loadConfig, setConfig } from "../lib/config.js";
+import { bulkLoadSynthetic, loadSyntheticProofs, syntheticAddress } from "../lib/local/synthetic-proofs.js";
+import { node24Binary } from "../scripts/build-output.js";
+import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const argv = process.argv.slice(2);
+const option = (name: string, fallback: number) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? Number(argv[i + 1]) : fallback;
+};
+const ROWS = option("--rows", 1_000_000);
+const ITERATIONS = option("--iterations", 100);
+const DURATION = option("--duration", 10);
+const HARVEST_BUDGET_S = option("--harvest-budget", 300);
+const KEEP = argv.includes("--keep");
+const CPU_PROF = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof") + 1] : undefined;
+const SERVER = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const DB_NAME = "lpqs_bench_scale";
+const NODE24 = node24Binary(ROOT);
+if (!NODE24) throw new Error("Node 24 not found: npm ci --prefix .ci/node24 (or set NODE24)");
+
+const dbUrl = (() => {
+  const u = new URL(SERVER);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+})();
+
+async function admin(text: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: SERVER });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The newest event time of the data set: the start of today (UTC), so reruns on one day load the same data. */
+const END = new Date(new Date().toISOString().slice(0, 10));
+const DAY = 86_400_000;
+
+async function prepare(): Promise<void> {
+  if (KEEP && (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).length > 0) {
+    const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+    await migrate(handle);
+    const [row] = await queryRows<{ n: number }>(
+      handle.db,
+      sql`select count(*)::int as n from location_proofs`,
+    );
+    await handle.close();
+    if (row?.n === ROWS) {
+      console.log(`reusing ${DB_NAME} (${ROWS.toLocaleString("en")} proofs)`);
+      return;
+    }
+  }
+  await admin(`drop database if exists ${DB_NAME} with (force)`);
+  await admin(`create database ${DB_NAME}`);
+  const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  await migrate(handle);
+  const started = performance.now();
+  await bulkLoadSynthetic(
+    handle,
+    ROWS,
+    (n) => process.stdout.write(`\rloading ${n.toLocaleString("en")} / ${ROWS.toLocaleString("en")}`),
+    { seed: 1, end: END },
+  );
+  // As autovacuum would soon after a bulk load: visibility map and statistics (index-only scans, plans).
+  await handle.db.execute(sql`vacuum analyze location_proofs`);
+  await handle.db.execute(sql`vacuum analyze proof_counts`);
+  console.log(
+    `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  await handle.close();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request types: the rows of the README's tables.
+
+const TOP_PROVER = syntheticAddress("p", 1);
+const TYPICAL_PROVER = syntheticAddress("p", 100);
+const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+const MONTH = `fromTimestamp=${iso(END.getTime() - 60 * DAY)}&toTimestamp=${iso(END.getTime() - 30 * DAY)}`;
+const OGC_MONTH = `datetime=${iso(END.getTime() - 60 * DAY)}/${iso(END.getTime() - 30 * DAY)}`;
+const CITY = "bbox=13.3,52.45,13.5,52.57";
+const CONTINENT = "bbox=-10,35,30,60";
+const V0 = "/api/v0/location-proofs";
+const ITEMS = "/api/ogc/collections/location-proofs/items";
+const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
+const cql = (text: string) => `filter=${encodeURIComponent(text)}`;
+
+type RequestType = { name: string; path: string };
+const REQUESTS: RequestType[] = [
+  { name: "v0 default page (100)", path: `${V0}` },
+  { name: "v0 chain=base", path: `${V0}?chain=base` },
+  { name: "v0 prover (top, ~7%)", path: `${V0}?prover=${TOP_PROVER}` },
+  { name: "v0 prover (rank 100)", path: `${V0}?prover=${TYPICAL_PROVER}` },
+  { name: "v0 one-month window", path: `${V0}?${MONTH}` },
+  { name: "v0 city bbox (Berlin)", path: `${V0}?${CITY}` },
+  { name: "v0 continent bbox (Europe)", path: `${V0}?${CONTINENT}` },
+  { name: "v0 limit=1000", path: `${V0}?limit=1000` },
+  { name: "ogc default page (10)", path: `${ITEMS}` },
+  { name: "ogc world bbox", path: `${ITEMS}?bbox=-180,-90,180,90` },
+  { name: "ogc city bbox (Berlin)", path: `${ITEMS}?${CITY}` },
+  { name: "ogc city bbox + datetime", path: `${ITEMS}?${CITY}&datetime=${iso(END.getTime() - 90 * DAY)}/..` },
+  { name: "ogc chain=base", path: `${ITEMS}?chain=base` },
+  { name: "ogc prover (top)", path: `${ITEMS}?prover=${TOP_PROVER}` },
+  { name: "ogc one-month datetime", path: `${ITEMS}?${OGC_MONTH}` },
+  { name: "ogc continent bbox (Europe)", path: `${ITEMS}?${CONTINENT}` },
+  {
+    name: "ogc CQL2 chain='base' AND revoked=false",
+    path: `${ITEMS}?${cql("chain = 'base' AND revoked = false")}`,
+  },
+  { name: "ogc world bbox, limit=1000", path: `${ITEMS}?bbox=-180,-90,180,90&limit=1000` },
+  { name: "ogc offset=490 (page 50)", path: `${ITEMS}?offset=490` },
+  { name: "shapes city bbox (Berlin)", path: `${SHAPES}?${CITY}` },
+  { name: "shapes continent bbox (Europe)", path: `${SHAPES}?${CONTINENT}` },
+];
+
+/** The common paths whose count must stay fast right after a write. */
+const AFTER_WRITE: RequestType[] = [
+  { name: "v0 default (revoked filter)", path: `${V0}` },
+  { name: "v0 chain=base", path: `${V0}?chain=base` },
+  { name: "v0 prover (top)", path: `${V0}?prover=${TOP_PROVER}` },
+  { name: "v0 one-month window", path: `${V0}?${MONTH}` },
+  { name: "v0 city bbox", path: `${V0}?${CITY}` },
+  { name: "v0 continent bbox", path: `${V0}?${CONTINENT}` },
+  { name: "ogc default", path: `${ITEMS}` },
+  { name: "ogc chain=base", path: `${ITEMS}?chain=base` },
+  { name: "ogc prover (top)", path: `${ITEMS}?prover=${TOP_PROVER}` },
+  { name: "ogc one-month datetime", path: `${ITEMS}?${OGC_MONTH}` },
+  { name: "ogc city bbox", path: `${ITEMS}?${CITY}` },
+  { name: "ogc continent bbox", path: `${ITEMS}?${CONTINENT}` },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// The statements a request issues, recorded from the same code in this process.
+
+type Statement = { config: unknown; params: unknown };
+let recording: Statement[] | undefined;
+const originalQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  if (recording && args[0] !== undefined) recording.push({ config: args[0], params: args[1] });
+  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof pg.Client.prototype.query;
+
+const handlerFor = (path: string) =>
+  path.startsWith(SHAPES) ? shapesGET : path.startsWith(ITEMS) ? itemsGET : listGET;
+
+async function statementsOf(path: string): Promise<Statement[]> {
+  const handler = handlerFor(path);
+  for (let i = 0; i < 3; i++) await (await handler(new Request(`http://bench${path}`))).arrayBuffer();
+  recording = [];
+  const res = await handler(new Request(`http://bench${path}`));
+  await res.arrayBuffer();
+  const recorded = recording;
+  recording = undefined;
+  if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+  return recorded;
+}
+
+async function replay(client: pg.ClientBase, statements: Statement[]): Promise<void> {
+  for (const s of statements) {
+    await (client.query as (c: unknown, p: unknown) => Promise<unknown>)(s.config, s.params);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Measurement helpers.
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+};
+const TICK_MS = 1000 / 100; // Linux USER_HZ
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
+}
+
+let base = "";
+async function get(path: string): Promise<{ ms: number; body: ArrayBuffer; status: number }> {
+  const started = performance.now();
+  const res = await fetch(`${base}${path}`);
+  const body = await res.arrayBuffer();
+  const ms = performance.now() - started;
+  if (res.status !== 200)
+    throw new Error(`${path}: HTTP ${res.status} ${new TextDecoder().decode(body).slice(0, 300)}`);
+  return { ms, body, status: res.status };
+}
+
+const f1 = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "-");
+const pad = (s: string, n: number) => s.padEnd(n);
+const lpad = (s: string, n: number) => s.padStart(n);
+
+/** Where a link points on this server (links are absolute, with the host the function saw). */
+const local = (href: string) => {
+  const u = new URL(href);
+  return `${u.pathname}${u.search}`;
+};
+
+type Page = { uids: string[]; next: string | null; matched?: number; exact?: boolean };
+function pageOf(path: string, body: ArrayBuffer): Page {
+  const doc = JSON.parse(new TextDecoder().decode(body));
+  if (path.startsWith(V0)) {
+    return {
+      uids: doc.data.map((p: { uid: string }) => p.uid),
+      next: doc.pagination.next ? local(doc.pagination.next) : null,
+      matched: doc.pagination.total,
+      exact: doc.pagination.total_exact ?? true,
+    };
+  }
+  const next = doc.links.find((l: { rel: string }) => l.rel === "next");
+  return {
+    uids: doc.features.map((f: { id: string }) => f.id),
+    next: next ? local(next.href) : null,
+    matched: doc.numberMatched,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main() {
+  await prepare();
+  const output = builtOutputCopy();
+  const server = await serveOutput(
+    output.dir,
+    NODE24!,
+    { DATABASE_URL: dbUrl, VERCEL: "1", RATE_LIMIT_PER_MINUTE: "0", LOG_LEVEL: "silent" },
+    CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [],
+  );
+  base = server.url;
+  setConfig(loadConfig({ DATABASE_URL: dbUrl, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
+  const handle = await connect(dbUrl, "pg");
+  setDatabase(handle);
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 16 });
+  const sqlClient = await pool.connect();
+  let written = 0;
+  const write = async () => {
+    written += 1;
+    await loadSyntheticProofs(handle.db, { count: 1, from: written, seed: 2, end: new Date() });
+  };
+  const lines: string[] = [];
+  const say = (line = "") => {
+    console.log(line);
+    lines.push(line);
+  };
+  try {
+    say(
+      `\nbench:scale: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${(await admin("show server_version"))[0]!.server_version}, server: built functions on Node ${server.version}; ${ITERATIONS} requests per type, each HTTP request followed by the same SQL`,
+    );
+    say(
+      `\n${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("p99", 7)} ${lpad("SQL p50", 8)} ${lpad("p99", 7)} ${lpad("ratio", 6)} ${lpad("CPU ms", 7)}  goal p50 <= 1.5xSQL+1`,
+    );
+    const latency: Record<string, { http: number; sql: number }> = {};
+    for (const r of REQUESTS) {
+      const statements = await statementsOf(r.path).catch((error: Error) => error);
+      if (statements instanceof Error) {
+        say(`${pad(r.name, 42)} FAILED: ${statements.message.slice(0, 120)}`);
+        continue;
+      }
+      const http: number[] = [];
+      const sqlTimes: number[] = [];
+      let cpu = 0;
+      let last: Page | undefined;
+      let failure = "";
+      for (let i = -5; i < ITERATIONS && !failure; i++) {
+        const before = cpuMs(server.pid);
+        const res = await get(r.path).catch((error: Error) => error);
+        if (res instanceof Error) {
+          failure = res.message.slice(0, 120);
+          break;
+        }
+        if (i < 0) {
+          await replay(sqlClient, statements); // warm-up
+          continue;
+        }
+        cpu += cpuMs(server.pid) - before;
+        http.push(res.ms);
+        if (i === 0) last = pageOf(r.path, res.body);
+        const started = performance.now();
+        await replay(sqlClient, statements);
+        sqlTimes.push(performance.now() - started);
+      }
+      if (failure) {
+        say(`${pad(r.name, 42)} FAILED: ${failure}`);
+        continue;
+      }
+      const [h50, h99, s50, s99] = [
+        percentile(http, 0.5),
+        percentile(http, 0.99),
+        percentile(sqlTimes, 0.5),
+        percentile(sqlTimes, 0.99),
+      ];
+      latency[r.name] = { http: h50, sql: s50 };
+      const matched =
+        last?.matched === undefined ? "omitted" : `${last.exact === false ? "~" : ""}${last.matched}`;
+      say(
+        `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ITERATIONS).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
+      );
+    }
+
+    say(
+      `\nHarvest through next links (limit=1000), each uid exactly once; then first/middle/last page p50, interleaved`,
+    );
+    for (const start of [`${V0}?limit=1000`, `${ITEMS}?limit=1000`]) {
+      const seen = new Set<string>();
+      const visited: string[] = [];
+      let duplicates = 0;
+      let path: string | null = start;
+      let expected: number | undefined;
+      const started = performance.now();
+      let complete = true;
+      while (path) {
+        if (performance.now() - started > HARVEST_BUDGET_S * 1000) {
+          complete = false;
+          break;
+        }
+        visited.push(path);
+        const page = pageOf(path, (await get(path)).body);
+        expected ??= page.matched;
+        for (const uid of page.uids) {
+          if (seen.has(uid)) duplicates++;
+          seen.add(uid);
+        }
+        path = page.next;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      say(
+        `${pad(start, 50)} ${complete ? "complete" : `STOPPED after ${HARVEST_BUDGET_S} s`}: ${visited.length} pages, ${seen.size.toLocaleString("en")} proofs (${expected?.toLocaleString("en")} matched), ${duplicates} duplicates, ${seconds.toFixed(1)} s  goal <= 60 s: ${complete && seconds <= 60 ? "met" : "MISSED"}`,
+      );
+      const pages = {
+        first: visited[0]!,
+        middle: visited[Math.floor(visited.length / 2)]!,
+        last: visited.at(-1)!,
+      };
+      const times: Record<string, number[]> = { first: [], middle: [], last: [] };
+      for (let i = 0; i < 20; i++)
+        for (const [k, p] of Object.entries(pages)) times[k]!.push((await get(p)).ms);
+      const [first, middle, lastP] = [
+        percentile(times.first!, 0.5),
+        percentile(times.middle!, 0.5),
+        percentile(times.last!, 0.5),
+      ];
+      say(
+        `   first page p50 ${f1(first)} ms, middle ${f1(middle)} ms (${(middle / first).toFixed(2)}x), last ${f1(lastP)} ms (${(lastP / first).toFixed(2)}x)  goal <= 1.5x: ${Math.max(middle, lastP) <= 1.5 * first ? "met" : "MISSED"}`,
+      );
+    }
+
+    say(`\nRight after a write (one proof inserted before each request): HTTP p50 / p99, goal p50 <= 50 ms`);
+    for (const r of AFTER_WRITE) {
+      const http: number[] = [];
+      let failed = "";
+      for (let i = 0; i < Math.max(10, Math.floor(ITERATIONS / 4)) && !failed; i++) {
+        await write();
+        const res = await get(r.path).catch((error: Error) => error);
+        if (res instanceof Error) failed = res.message.slice(0, 120);
+        else http.push(res.ms);
+      }
+      if (failed) {
+        say(`${pad(r.name, 42)} FAILED: ${failed}`);
+        continue;
+      }
+      const p50 = percentile(http, 0.5);
+      say(
+        `${pad(r.name, 42)} ${lpad(f1(p50), 8)} ms ${lpad(f1(percentile(http, 0.99)), 8)} ms  ${p50 <= 50 ? "met" : "MISSED"}`,
+      );
+    }
+
+    say(
+      `\nThroughput at 16 connections, ${DURATION} s each: HTTP (autocannon) vs the same SQL (16 node-postgres connections)`,
+    );
+    for (const name of [
+      "ogc default page (10)",
+      "ogc city bbox (Berlin)",
+      "v0 default page (100)",
+      "v0 city bbox (Berlin)",
+    ]) {
+      const r = REQUESTS.find((x) => x.name === name)!;
+      const statements = await statementsOf(r.path);
+      const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
+      const httpRps = result.requests.average;
+      const bad = result.non2xx + result.errors;
+      let done = 0;
+      const until = performance.now() + DURATION * 1000;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          const client = await pool.connect();
+          try {
+            while (performance.now() < until) {
+              await replay(client, statements);
+              done++;
+            }
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      const sqlRps = done / DURATION;
+      say(
+        `${pad(name, 42)} HTTP ${lpad(httpRps.toFixed(0), 6)} req/s${bad ? ` (${bad} failed)` : ""}   SQL ${lpad(sqlRps.toFixed(0), 6)} req/s   ${((100 * httpRps) / sqlRps).toFixed(0)}%  goal >= 60%: ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}`,
+      );
+    }
+    const worst = Object.entries(latency).sort((a, b) => b[1].http / b[1].sql - a[1].http / a[1].sql)[0];
+    if (worst)
+      say(`\nhighest HTTP/SQL p50 ratio: ${worst[0]} (${(worst[1].http / worst[1].sql).toFixed(2)})`);
+  } finally {
+    sqlClient.release();
+    await pool.end();
+    await handle.close();
+    await server.stop();
+    output.remove();
+    if (!KEEP) await admin(`drop database if exists ${DB_NAME} with (force)`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

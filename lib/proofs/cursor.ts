@@ -1,0 +1,87 @@
+import { createHash } from "node:crypto";
+import type { LocationProofRow } from "../../db/schema.js";
+import { type Cursor, type SortKey, type SortSpec, sortKeys, sortSignature } from "./sort.js";
+import { inTimestampRange } from "./timestamps.js";
+
+/**
+ * The `cursor` of next/prev links: the sort key of the row a page continues from, opaque to clients.
+ *
+ * Token: base64url(JSON [1, "n"|"p", sort signature, position, ...key values]) "." base64url(first 9 bytes of
+ * SHA-256(domain, payload)). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
+ * names a position in the public order, and its values reach SQL as typed bound parameters, each checked here), so
+ * a signing secret would buy no protection, only a setting to manage and links that die when it rotates. What the
+ * check does buy: a cursor that was cut, garbled or edited by hand is a 400 naming `cursor`, never a silently wrong
+ * page; one made for another sort order is refused too.
+ */
+
+const VERSION = 1;
+const DOMAIN = "location-proof-query-service cursor v1\u0000";
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+const checksum = (payload: string) =>
+  createHash("sha256").update(DOMAIN).update(payload).digest().subarray(0, 9).toString("base64url");
+
+/** The cursor that continues after (`next`) or before (`prev`) `row` in the order of `sort`. */
+export function encodeCursor(
+  sort: SortSpec[] | undefined,
+  direction: Cursor["direction"],
+  row: LocationProofRow,
+  position: number,
+) {
+  const values = sortKeys(sort).map((k) => k.value(row));
+  const payload = JSON.stringify([
+    VERSION,
+    direction === "next" ? "n" : "p",
+    sortSignature(sort),
+    position,
+    ...values,
+  ]);
+  return `${Buffer.from(payload).toString("base64url")}.${checksum(payload)}`;
+}
+
+/** A key value as the cursor must hold it, or undefined when it cannot be one. */
+function validValue(k: SortKey, value: unknown): boolean {
+  if (value === null) return k.nullable;
+  switch (k.type) {
+    case "timestamp":
+      return typeof value === "string" && ISO_MS.test(value) && inTimestampRange(new Date(value));
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return Number.isSafeInteger(value);
+    default:
+      return typeof value === "string" && value.length <= 256;
+  }
+}
+
+/** The cursor a token names for this sort, or the reason it names none (for a 400 naming `cursor`). */
+export function decodeCursor(token: string, sort: SortSpec[] | undefined): Cursor | { problem: string } {
+  const garbled = {
+    problem:
+      "cursor is not a cursor this service made (cut, garbled or edited): follow the next/prev links as given",
+  };
+  const [body, tag, ...more] = token.split(".");
+  if (!body || !tag || more.length) return garbled;
+  const payload = Buffer.from(body, "base64url").toString("utf8");
+  if (Buffer.from(payload).toString("base64url") !== body || checksum(payload) !== tag) return garbled;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return garbled;
+  }
+  if (!Array.isArray(parsed) || parsed[0] !== VERSION || (parsed[1] !== "n" && parsed[1] !== "p"))
+    return garbled;
+  const signature = sortSignature(sort);
+  if (parsed[2] !== signature) {
+    return {
+      problem: `cursor belongs to another sort order (${String(parsed[2])}); this request sorts by ${signature}: follow the links of this order, or start again without cursor`,
+    };
+  }
+  const keys = sortKeys(sort);
+  const position: unknown = parsed[3];
+  const values = parsed.slice(4);
+  if (!Number.isSafeInteger(position) || (position as number) < 0) return garbled;
+  if (values.length !== keys.length || !keys.every((k, i) => validValue(k, values[i]))) return garbled;
+  return { direction: parsed[1] === "n" ? "next" : "prev", position: position as number, values };
+}

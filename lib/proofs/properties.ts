@@ -1,0 +1,280 @@
+import type { AnyColumn } from "drizzle-orm";
+import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
+
+/**
+ * The one catalogue of a location proof's properties. The native record (serializeProof), the OGC feature
+ * properties, the OGC queryables and CQL2, sortby, and the API documents (OGC OpenAPI 3.0; the native OpenAPI 3.1)
+ * all read it, so a property is added, renamed or described in one place.
+ */
+
+/** The kinds of value a property holds; each has one JSON Schema (jsonSchemaOf). */
+export type PropertyType =
+  /** free text */
+  | "string"
+  /** 0x + 40 hex digits, lowercase */
+  | "address"
+  /** 0x + 64 hex digits, lowercase (uids, hashes) */
+  | "hash"
+  | "integer"
+  | "number"
+  | "boolean"
+  /** a UTC instant, ISO 8601 with milliseconds and Z */
+  | "timestamp"
+  /** an exact unsigned integer as a decimal string (a uint256 as on chain) */
+  | "decimal"
+  /** an array of strings */
+  | "strings"
+  /** a GeoJSON geometry (RFC 7946, longitude first) */
+  | "geometry"
+  /** [west, south, east, north]; west > east when the geometry crosses the antimeridian (RFC 7946 §5.2) */
+  | "bbox";
+
+export type ProofProperty = {
+  /** the name in the native record and in the OGC feature's properties (snake_case) */
+  readonly name: string;
+  readonly type: PropertyType;
+  readonly nullable: boolean;
+  readonly description: string;
+  readonly example: unknown;
+  /** a client may order by it (OGC sortby) */
+  readonly sortable: boolean;
+  /** a CQL2 filter may name it (OGC queryables) */
+  readonly queryable: boolean;
+  /**
+   * false for the members an OGC feature carries outside `properties` (its geometry and bbox); every other
+   * property is in the native record and in the feature's properties alike.
+   */
+  readonly ogcProperty: boolean;
+  /** the column a sortable or queryable property is read from */
+  readonly column?: AnyColumn;
+  readonly value: (row: LocationProofRow) => unknown;
+};
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+const UID = "0x6c1f4d9e7a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d";
+const PROVER = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+
+type Options = Partial<Pick<ProofProperty, "sortable" | "queryable" | "ogcProperty" | "column">>;
+
+const prop = (
+  name: string,
+  type: PropertyType,
+  nullable: boolean,
+  description: string,
+  example: unknown,
+  value: (row: LocationProofRow) => unknown,
+  options: Options = {},
+): ProofProperty => ({
+  name,
+  type,
+  nullable,
+  description,
+  example,
+  value,
+  sortable: options.sortable ?? false,
+  queryable: options.queryable ?? false,
+  ogcProperty: options.ogcProperty ?? true,
+  ...(options.column ? { column: options.column } : {}),
+});
+
+/** In the order of the native record. */
+export const PROOF_PROPERTIES: readonly ProofProperty[] = [
+  prop("uid", "hash", false, "Attestation uid (the OGC feature id)", UID, (r) => r.uid, {
+    column: p.uid,
+    sortable: true,
+    queryable: true,
+  }),
+  prop("chain", "string", false, "Blockchain network name", "base", (r) => r.chain, {
+    column: p.chain,
+    sortable: true,
+    queryable: true,
+  }),
+  prop("chain_id", "integer", false, "EVM chain id", 8453, (r) => r.chainId, {
+    column: p.chainId,
+    queryable: true,
+  }),
+  prop("prover", "address", false, "Address of the proof creator (attester)", PROVER, (r) => r.prover, {
+    column: p.prover,
+    sortable: true,
+    queryable: true,
+  }),
+  prop(
+    "subject",
+    "address",
+    false,
+    "Address the proof is about (recipient)",
+    "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    (r) => r.subject,
+    { column: p.subject, sortable: true, queryable: true },
+  ),
+  prop(
+    "event_timestamp",
+    "timestamp",
+    true,
+    "When the located event happened (null when the attestation gives none)",
+    "2026-11-22T10:15:00.000Z",
+    (r) => iso(r.eventTimestamp),
+    { column: p.eventTimestamp, sortable: true, queryable: true },
+  ),
+  prop(
+    "event_timestamp_raw",
+    "decimal",
+    true,
+    "eventTimestamp exactly as attested (Unix seconds, uint256)",
+    "1795342500",
+    (r) => r.eventTimestampRaw,
+  ),
+  prop(
+    "location_type",
+    "string",
+    true,
+    "Encoding of the location (DecimalDegrees<string>, geojson-polygon, wkt, geohash, …)",
+    "DecimalDegrees<string>",
+    (r) => r.locationType,
+    { column: p.locationType, queryable: true },
+  ),
+  prop(
+    "latitude",
+    "number",
+    true,
+    "Latitude of the representative point, a point on or in the geometry (null without valid coordinates)",
+    52.52,
+    (r) => r.latitude,
+    { column: p.latitude, sortable: true, queryable: true },
+  ),
+  prop(
+    "longitude",
+    "number",
+    true,
+    "Longitude of the representative point, a point on or in the geometry (null without valid coordinates)",
+    13.405,
+    (r) => r.longitude,
+    { column: p.longitude, sortable: true, queryable: true },
+  ),
+  prop("location", "string", true, "The location exactly as attested", "13.405, 52.52", (r) => r.location),
+  prop("srs", "string", true, "Spatial reference system of the location", "EPSG:4326", (r) => r.srs, {
+    column: p.srs,
+    queryable: true,
+  }),
+  prop(
+    "geometry",
+    "geometry",
+    true,
+    "The decoded location as GeoJSON (Point, LineString, Polygon, …); null without valid geographic data",
+    { type: "Point", coordinates: [13.405, 52.52] },
+    (r) => r.geometry,
+    { ogcProperty: false },
+  ),
+  prop(
+    "bbox",
+    "bbox",
+    true,
+    "Bounds of the geometry: [west, south, east, north]; west > east when it crosses the antimeridian",
+    [13.405, 52.52, 13.405, 52.52],
+    (r) =>
+      r.minLon === null || r.minLat === null || r.maxLon === null || r.maxLat === null
+        ? null
+        : [r.minLon, r.minLat, r.maxLon, r.maxLat],
+    { ogcProperty: false },
+  ),
+  prop("revoked", "boolean", false, "Whether the attestation has been revoked", false, (r) => r.revoked, {
+    column: p.revoked,
+    queryable: true,
+  }),
+  prop("revocation_time", "timestamp", true, "When it was revoked (null while not revoked)", null, (r) =>
+    iso(r.revocationTime),
+  ),
+  prop(
+    "attestation_time",
+    "timestamp",
+    false,
+    "When the attestation was made (block time)",
+    "2026-11-22T10:15:03.000Z",
+    (r) => iso(r.attestationTime),
+    { column: p.attestationTime, sortable: true, queryable: true },
+  ),
+  prop("expiration_time", "timestamp", true, "When the attestation expires (null: never)", null, (r) =>
+    iso(r.expirationTime),
+  ),
+  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"], (r) => r.recipeType),
+  prop("recipe_payload", "strings", true, "Proof recipe payloads (hex)", ["0x01"], (r) => r.recipePayload),
+  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"], (r) => r.mediaType),
+  prop("media_data", "strings", true, "Attached media (URIs or data)", ["ipfs://bafy…"], (r) => r.mediaData),
+  prop("memo", "string", true, "Free-text memo", "Berlin", (r) => r.memo, {
+    column: p.memo,
+    queryable: true,
+  }),
+  prop("schema_uid", "hash", false, "EAS schema uid of the attestation", UID, (r) => r.schemaUid),
+  prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null, (r) => r.refUid),
+  prop("block_number", "integer", false, "Block of the attestation", 12, (r) => r.blockNumber, {
+    column: p.blockNumber,
+    sortable: true,
+    queryable: true,
+  }),
+  prop("tx_hash", "hash", false, "Transaction of the attestation", UID, (r) => r.txHash),
+  prop(
+    "decode_error",
+    "string",
+    true,
+    "Why the attestation data did not decode against the schema (null when it did; the raw fields are then null)",
+    null,
+    (r) => r.decodeError,
+  ),
+];
+
+const BY_NAME = new Map(PROOF_PROPERTIES.map((q) => [q.name, q]));
+
+/** A property by name; own entries only, so `constructor` or `__proto__` name nothing. */
+export const proofProperty = (name: string): ProofProperty | undefined => BY_NAME.get(name);
+
+export const SORTABLE_PROPERTIES = PROOF_PROPERTIES.filter((q) => q.sortable);
+export const QUERYABLE_PROPERTIES = PROOF_PROPERTIES.filter((q) => q.queryable);
+/** What an OGC feature carries in `properties`: every property but the geometry and its bbox. */
+export const OGC_PROPERTIES = PROOF_PROPERTIES.filter((q) => q.ogcProperty);
+
+/** A proof as the native API returns it: every property of the catalogue, in its order. */
+export function serializeProof(row: LocationProofRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const q of PROOF_PROPERTIES) out[q.name] = q.value(row);
+  return out;
+}
+
+/** The properties object of an OGC feature (the same values as the native record). */
+export function ogcProperties(row: LocationProofRow): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const q of OGC_PROPERTIES) out[q.name] = q.value(row);
+  return out;
+}
+
+const BASE_SCHEMA: Record<PropertyType, Record<string, unknown>> = {
+  string: { type: "string" },
+  address: { type: "string", pattern: "^0x[0-9a-f]{40}$" },
+  hash: { type: "string", pattern: "^0x[0-9a-f]{64}$" },
+  integer: { type: "integer" },
+  number: { type: "number" },
+  boolean: { type: "boolean" },
+  timestamp: { type: "string", format: "date-time" },
+  decimal: { type: "string", pattern: "^[0-9]+$" },
+  strings: { type: "array", items: { type: "string" } },
+  geometry: { type: "object", required: ["type"] },
+  bbox: { type: "array", items: { type: "number" }, minItems: 4, maxItems: 4 },
+};
+
+/** The JSON Schema of a property's non-null values (what a CQL2 literal compared with it must be). */
+export const valueSchema = (q: ProofProperty): Record<string, unknown> => ({ ...BASE_SCHEMA[q.type] });
+
+/**
+ * The JSON Schema of a property, null included: "openapi-3.0" marks a null with `nullable: true`, "2020-12" (JSON
+ * Schema, OpenAPI 3.1) with a type list.
+ */
+export function jsonSchemaOf(q: ProofProperty, dialect: "openapi-3.0" | "2020-12"): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    ...BASE_SCHEMA[q.type],
+    description: q.description,
+    example: q.example,
+  };
+  if (!q.nullable) return base;
+  if (dialect === "openapi-3.0") return { ...base, nullable: true };
+  return { ...base, type: [base.type as string, "null"] };
+}

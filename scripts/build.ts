@@ -1,0 +1,156 @@
+// `npm run build`: writes the deployable output, .vercel/output (Vercel Build Output API v3). Vercel runs the same
+// command (vercel.json builds → @vercel/static-build, which picks up a build that writes .vercel/output).
+//   functions/<served path>.func/index.mjs   one ESM bundle per api/ file (esbuild, tree-shaken, nothing resolved
+//                                            from node_modules at run time), its .vc-config.json, and the files
+//                                            its `includeFiles` names (only that function's)
+//   static/                                  public/ and nothing else
+//   config.json                              routes and crons from vercel.json (scripts/build-output.ts)
+import { execFileSync } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, type Metafile } from "esbuild";
+import {
+  HANDLER,
+  includedFiles,
+  OPTIONAL_PEERS,
+  type OutputFunction,
+  outputConfig,
+  outputFunctions,
+  readVercelJson,
+  vcConfig,
+} from "./build-output.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** BUILD_OUT: another directory for the same output (the tests build into a temporary one). */
+const OUT = process.env.BUILD_OUT ?? join(ROOT, ".vercel/output");
+
+/**
+ * Packages a read (public) function must not carry: the chain client, and the H3 decoder (0.5 MB; locations are
+ * decoded at index time), are the sync path's alone.
+ */
+const SYNC_ONLY = ["node_modules/viem/", "node_modules/abitype/", "node_modules/ox/", "node_modules/h3-js/"];
+/**
+ * node-redis serves REDIS_URL, the rate limiter's store for local runs and CI; deployments use Upstash's REST client.
+ * It is 0.6 MB of every bundle (half a read function, and parsing is most of a cold import), so the build replaces it
+ * with a stub whose createClient() fails: set on Vercel, REDIS_URL makes the limiter fail open, and /health says so.
+ */
+const LOCAL_STORE = "@redis/client";
+const LOCAL_STORE_STUB = `export function createClient() {
+  throw new Error("REDIS_URL (node-redis over TCP) is for local runs and CI; on Vercel set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
+}`;
+
+/** Local-only drivers and tools: never in a deployed function. */
+const NEVER = [
+  "node_modules/@electric-sql/pglite/",
+  "lib/local/",
+  "lib/devnet/",
+  "node_modules/drizzle-kit/",
+  "node_modules/@redis/client/",
+];
+
+async function main() {
+  const started = performance.now();
+  // Migrations on deploy, opt-in: only a production build (Vercel sets VERCEL_ENV), so that a preview deployment
+  // never migrates the production database it may share. First, so a failed migration fails the deployment.
+  if (process.env.VERCEL_ENV === "production" && process.env.MIGRATE_ON_DEPLOY === "1") {
+    execFileSync(
+      process.execPath,
+      [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "scripts/migrate.ts")],
+      {
+        stdio: "inherit",
+      },
+    );
+  }
+  const vercel = readVercelJson(ROOT);
+  const functions = outputFunctions(ROOT, vercel);
+  // Inside `vercel build` the CLI owns .vercel/output (it writes builds.json there): replace only what we write.
+  for (const part of ["functions", "static", "config.json"])
+    rmSync(join(OUT, part), { recursive: true, force: true });
+
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: functions.map((fn) => ({
+      in: fn.route.file,
+      out: `${fn.dir}/${HANDLER.replace(/\.mjs$/, "")}`,
+    })),
+    outdir: join(OUT, "functions"),
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    splitting: false,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    treeShaking: true,
+    minifySyntax: true,
+    minifyWhitespace: true,
+    legalComments: "none",
+    external: OPTIONAL_PEERS,
+    metafile: true,
+    logLevel: "warning",
+    plugins: [
+      {
+        name: "local-store-stub",
+        setup(b) {
+          b.onResolve({ filter: new RegExp(`^${LOCAL_STORE}$`) }, () => ({
+            path: LOCAL_STORE,
+            namespace: "stub",
+          }));
+          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: LOCAL_STORE_STUB, loader: "js" }));
+        },
+      },
+    ],
+    // CommonJS dependencies (pg, ws) call require() for Node built-ins; an ES module has none, so give it one.
+    banner: {
+      js: 'import { createRequire as __vcRequire } from "node:module"; const require = __vcRequire(import.meta.url);',
+    },
+  });
+
+  const problems: string[] = [];
+  for (const fn of functions) {
+    const dir = join(OUT, "functions", fn.dir);
+    const output = relative(ROOT, join(dir, HANDLER)).split(sep).join("/");
+    problems.push(...check(fn, result.metafile, output));
+    for (const file of includedFiles(ROOT, fn.settings)) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      copyFileSync(join(ROOT, file), join(dir, file));
+    }
+    writeFileSync(join(dir, ".vc-config.json"), `${JSON.stringify(vcConfig(ROOT, fn), null, 2)}\n`);
+  }
+  if (problems.length) throw new Error(`build refused:\n  ${problems.join("\n  ")}`);
+
+  mkdirSync(join(OUT, "static"), { recursive: true });
+  if (existsSync(join(ROOT, "public")))
+    cpSync(join(ROOT, "public"), join(OUT, "static"), { recursive: true });
+  const config = outputConfig(vercel, process.env.NOW_BUILDER === "1");
+  writeFileSync(join(OUT, "config.json"), `${JSON.stringify(config, null, 2)}\n`);
+
+  for (const fn of functions) {
+    const size = statSync(join(OUT, "functions", fn.dir, HANDLER)).size;
+    console.log(`  ${fn.route.path.padEnd(52)} ${(size / 1024).toFixed(0).padStart(6)} KB`);
+  }
+  console.log(
+    `build: ${functions.length} functions and static/ in ${relative(ROOT, OUT) || OUT} (${Math.round(performance.now() - started)} ms)`,
+  );
+}
+
+/** What a bundle may not hold or leave to run-time resolution. */
+function check(fn: OutputFunction, meta: Metafile, output: string): string[] {
+  const out = meta.outputs[output];
+  if (!out) return [`${fn.route.path}: esbuild wrote no ${output}`];
+  const problems: string[] = [];
+  const inputs = Object.keys(out.inputs);
+  const banned = fn.access === "restricted" ? NEVER : [...NEVER, ...SYNC_ONLY];
+  for (const bad of banned)
+    if (inputs.some((i) => i.includes(bad))) problems.push(`${fn.route.path} bundles ${bad}`);
+  for (const imp of out.imports) {
+    const builtin = imp.path.startsWith("node:") || builtinModules.includes(imp.path);
+    if (imp.external && !builtin && !OPTIONAL_PEERS.includes(imp.path)) {
+      problems.push(`${fn.route.path} resolves ${imp.path} at run time`);
+    }
+  }
+  return problems;
+}
+
+await main();

@@ -1,0 +1,116 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { serve } from "../../lib/local/http-server.js";
+import { createRouter } from "../../lib/local/router.js";
+import { insertProofs, type sampleProofs } from "../../lib/local/sample-proofs.js";
+import { createTestApp, ROOT, type TestApp } from "../helpers/app.js";
+
+/**
+ * Headless Chromium (Debian's `chromium`) for the browser suites, and a page opener that records everything a
+ * person would call broken: console errors and warnings, page errors, failed requests, HTTP errors and CSP
+ * violations (reported by the page itself through `securitypolicyviolation`).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--hide-scrollbars",
+];
+
+export const launchChromium = (): Promise<Browser> =>
+  chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+
+export type Site = { app: TestApp; base: string; browser: Browser; close(): Promise<void> };
+
+/** The local server over a fresh database holding `rows` (with the configuration `env`), and Chromium. */
+export async function startSite(
+  rows: ReturnType<typeof sampleProofs>,
+  env: Record<string, string> = {},
+): Promise<Site> {
+  const app = await createTestApp(env);
+  await insertProofs(app.db, rows);
+  const { server, url } = await serve(createRouter(ROOT), 0);
+  const browser = await launchChromium();
+  return {
+    app,
+    base: url,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+      await app.close();
+    },
+  };
+}
+
+export const DESKTOP = { name: "desktop", width: 1280, height: 800 } as const;
+export const PHONE = { name: "phone", width: 390, height: 844 } as const;
+export type Viewport = typeof DESKTOP | typeof PHONE;
+
+/** Where the screenshots go (the README names it; CI keeps it as an artifact). */
+export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? join(ROOT, "artifacts/screenshots");
+
+export type Opened = { page: Page; problems: string[]; status: number };
+
+/**
+ * Opens `url` as a browser would (its own Accept header: no f=html needed) at the given size. `expectStatus` is the
+ * main document's expected status (an error page's 404 is not a problem; anything else >= 400 is).
+ */
+export async function open(
+  browser: Browser,
+  url: string,
+  viewport: Viewport = DESKTOP,
+  expectStatus = 200,
+): Promise<Opened> {
+  const page = await browser.newPage({ viewport: { width: viewport.width, height: viewport.height } });
+  const problems: string[] = [];
+  page.on("console", (msg) => {
+    // Chromium logs an error document's own status too; that one is expected (and checked by the caller).
+    const expected =
+      expectStatus >= 400 &&
+      msg.location().url.split("#")[0] === page.url() &&
+      msg.text().includes(`status of ${expectStatus}`);
+    if ((msg.type() === "error" || msg.type() === "warning") && !expected)
+      problems.push(`console ${msg.type()}: ${msg.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
+  page.on("response", (response) => {
+    const main = response.request().isNavigationRequest() && response.status() === expectStatus;
+    if (response.status() >= 400 && !main) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  await page.exposeFunction("__cspViolation", (text: string) => problems.push(`CSP violation: ${text}`));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      (window as unknown as { __cspViolation(t: string): void }).__cspViolation(
+        `${event.violatedDirective} ${event.blockedURI}`,
+      );
+    });
+  });
+  const response = await page.goto(url, { waitUntil: "load" });
+  return { page, problems, status: response?.status() ?? 0 };
+}
+
+/** Waits until the map drew its features and its country outlines. */
+export async function mapReady(page: Page): Promise<void> {
+  await page.waitForSelector("#map[data-feature-count][data-basemap]", { timeout: 15_000 });
+}
+
+/** Two images: the whole page (`name.png`) and what the window shows first (`name.screen.png`). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.screen.png`) });
+  return path;
+}
+
+/** The page is no wider than the window: nothing scrolls sideways. */
+export const horizontalOverflow = (page: Page): Promise<number> =>
+  page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

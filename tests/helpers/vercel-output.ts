@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { build } from "esbuild";
+import { buildInto } from "../../scripts/build-output.js";
+import { ROOT } from "./app.js";
+
+/**
+ * The deployable output, for the tests that check what ships: BUILD_OUTPUT when CI points it at what the real
+ * `vercel build` wrote, else a fresh `npm run build` into a temporary directory. Either way the tests get a copy
+ * outside the repository, where no node_modules up the tree can supply a file a function forgot to bring.
+ */
+export function builtOutputCopy(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "vercel-output-"));
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    if (existsSync(join(d, "node_modules")))
+      throw new Error(`${d}/node_modules would let functions resolve packages`);
+  }
+  const given = process.env.BUILD_OUTPUT;
+  if (given) cpSync(given, dir, { recursive: true });
+  else buildInto(ROOT, dir);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts tests/helpers/vercel-output-server.ts over an output directory on the given Node, with only `env` (and
+ * `nodeArgs`, e.g. --cpu-prof, before the script). `pid` lets a benchmark read the server's CPU time.
+ */
+export async function serveOutput(
+  output: string,
+  node: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<{ url: string; version: string; pid: number; stop(): Promise<void> }> {
+  const script = join(dirname(output), `${output.split("/").pop()}-server.mjs`);
+  await build({
+    entryPoints: [join(ROOT, "tests/helpers/vercel-output-server.ts")],
+    outfile: script,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node24",
+    logLevel: "silent",
+  });
+  const child: ChildProcess = spawn(node, [...nodeArgs, script, output], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening \d+ node v[\d.]+/.exec(out);
+      if (m) resolve(m[0]);
+    });
+    child.on("exit", (code) => reject(new Error(`output server exited (${code}): ${stderr}`)));
+  });
+  const [, port, , version] = line.split(" ");
+  return {
+    url: `http://127.0.0.1:${port}`,
+    version: version!,
+    pid: child.pid!,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill();
+      // A --cpu-prof profile is written as the process exits.
+      if (child.exitCode === null) await exited;
+      rmSync(script, { force: true });
+      if (stderr.trim()) console.log(`output server stderr:\n${stderr.slice(0, 4000)}`);
+    },
+  };
+}
