@@ -4,6 +4,7 @@ import {
   bigint,
   boolean,
   check,
+  date,
   doublePrecision,
   index,
   integer,
@@ -13,6 +14,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
 } from "drizzle-orm/pg-core";
 
 /** A GeoJSON geometry as stored (RFC 7946, longitude first). */
@@ -151,6 +153,23 @@ export const proofCounts = pgTable(
     n: bigint("n", { mode: "number" }).notNull(),
   },
   (t) => [primaryKey({ name: "proof_counts_pkey", columns: [t.chain, t.revoked, t.hasBounds, t.hasPoint] })],
+);
+
+/**
+ * Exact row counts of location_proofs per (chain, revoked, UTC day of event_timestamp), day null for the proofs
+ * without an event time; kept by statement-level triggers like proof_counts (migration 0007). A time-window count
+ * adds up the whole days inside the window here and counts only the rows of its two partial edge days, so a year's
+ * window costs a few hundred small rows, not a visit of every match (lib/proofs/totals.ts).
+ */
+export const proofDayCounts = pgTable(
+  "proof_day_counts",
+  {
+    chain: text("chain").notNull(),
+    revoked: boolean("revoked").notNull(),
+    day: date("day", { mode: "string" }),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [unique("proof_day_counts_key").on(t.chain, t.revoked, t.day).nullsNotDistinct()],
 );
 
 export type LocationProofRow = typeof locationProofs.$inferSelect;

@@ -80,7 +80,7 @@ export function createCountCache(maxEntries = 500) {
     filter: ProofFilter,
     where = whereClause(filter),
   ): Promise<number> {
-    const total = await countFromTotals(db, filter);
+    const total = await countFromTotals(db, filter, (part) => countProofs(db, part));
     if (total !== undefined) return total;
     if (snapshotUnavailable) return countProofs(db, filter, where);
     const compiled = where ? dialect.sqlToQuery(where) : { sql: "", params: [] };

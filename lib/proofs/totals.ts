@@ -1,34 +1,47 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
-import { proofCounts as c } from "../../db/schema.js";
-import { coversWorld, type ProofFilter } from "./filter.js";
+import { proofCounts as c, proofDayCounts as dc } from "../../db/schema.js";
+import { coversWorld, type ProofFilter, type TimeInterval } from "./filter.js";
+
+const DAY_MS = 86_400_000;
 
 /**
- * The count of a filter that only uses the dimensions proof_counts is keyed by (chain, revoked, has coordinates, a
- * bbox covering the world), read from the trigger-maintained totals: exact, and a few rows to add instead of a
- * scan of every match. Undefined when the filter needs the rows themselves.
+ * The count of a filter answered from the trigger-maintained totals (db/schema.ts): exact, and a few rows to add
+ * instead of a visit of every match. proof_counts answers the filters on chain, revoked, has coordinates and a
+ * bbox covering the world; proof_day_counts those on chain, revoked and one time window (or no event time). Undefined
+ * when the filter needs the rows themselves. `countRows` counts the rows of a filter exactly (the partial edge days
+ * of a window).
  */
-export async function countFromTotals(db: Db, f: ProofFilter): Promise<number | undefined> {
+export async function countFromTotals(
+  db: Db,
+  f: ProofFilter,
+  countRows: (f: ProofFilter) => Promise<number>,
+): Promise<number | undefined> {
   const where = totalsCondition(f);
-  if (where === null) return undefined;
+  if (where !== null) return sumOf(db, sql`select coalesce(sum(${c.n}), 0) as n from ${c}`, where);
+  return countFromDayTotals(db, f, countRows);
+}
+
+async function sumOf(db: Db, select: SQL, where: SQL | undefined) {
   const [row] = await queryRows<{ n: string | number | null }>(
     db,
-    sql`select coalesce(sum(${c.n}), 0) as n from ${c} ${where ? sql`where ${where}` : sql``}`,
+    sql`${select} ${where ? sql`where ${where}` : sql``}`,
   );
   return Number(row?.n ?? 0);
 }
 
+/** Whether a filter tests anything but the given dimensions (then the totals cannot answer it). */
+const usesRowsBeyond = (f: ProofFilter, allowTimes: boolean) =>
+  f.uid !== undefined ||
+  f.prover !== undefined ||
+  f.subject !== undefined ||
+  (!allowTimes && ((f.times?.length ?? 0) > 0 || f.hasEventTime !== undefined)) ||
+  (f.where?.length ?? 0) > 0 ||
+  (f.bbox !== undefined && !coversWorld(f.bbox));
+
 /** The condition on proof_counts equivalent to the filter, or null when there is none. */
 function totalsCondition(f: ProofFilter): SQL | undefined | null {
-  const usesRows =
-    f.uid !== undefined ||
-    f.prover !== undefined ||
-    f.subject !== undefined ||
-    (f.times?.length ?? 0) > 0 ||
-    f.hasEventTime !== undefined ||
-    (f.where?.length ?? 0) > 0 ||
-    (f.bbox !== undefined && !coversWorld(f.bbox));
-  if (usesRows) return null;
+  if (usesRowsBeyond(f, false)) return null;
   const parts: SQL[] = [];
   if (!f.includeRevoked) parts.push(eq(c.revoked, false));
   if (f.chains?.length) parts.push(inArray(c.chain, f.chains));
@@ -37,4 +50,57 @@ function totalsCondition(f: ProofFilter): SQL | undefined | null {
   // every proof.
   if (f.bbox && !f.bboxMatchesMissing) parts.push(eq(c.hasBounds, true));
   return parts.length ? and(...parts) : undefined;
+}
+
+const DAY_SUM = sql`select coalesce(sum(${dc.n}), 0) as n from ${dc}`;
+
+const utcDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * A filter on chain, revoked and one time window (or on the proofs without an event time), from proof_day_counts:
+ * the whole UTC days inside the window are added up there, and only the rows of the partial days at its edges are
+ * counted (an index range on event_timestamp, a day's proofs at most). A window shorter than two days is counted
+ * from its rows: it holds few. Null when the filter is not of that shape.
+ */
+async function countFromDayTotals(
+  db: Db,
+  f: ProofFilter,
+  countRows: (f: ProofFilter) => Promise<number>,
+): Promise<number | undefined> {
+  if (usesRowsBeyond(f, true) || f.hasCoordinates !== undefined) return undefined;
+  // A world bbox is answered here only under the OGC rule, where it is no condition at all.
+  if (f.bbox && !f.bboxMatchesMissing) return undefined;
+  const times = f.times ?? [];
+  const parts: SQL[] = [];
+  if (!f.includeRevoked) parts.push(eq(dc.revoked, false));
+  if (f.chains?.length) parts.push(inArray(dc.chain, f.chains));
+  if (times.length === 0) {
+    if (f.hasEventTime !== false) return undefined;
+    return sumOf(db, DAY_SUM, and(...parts, sql`${dc.day} is null`));
+  }
+  if (times.length !== 1 || f.timesMatchMissing || f.hasEventTime === false) return undefined;
+  const window = times[0] as TimeInterval;
+  const start = window.start?.getTime();
+  const end = window.end?.getTime();
+  if (start !== undefined && end !== undefined && end - start < 2 * DAY_MS) return undefined;
+  // Whole days: from the first midnight at or after start to the last day ending at or before end.
+  const firstDay = start === undefined ? undefined : utcDay(start + DAY_MS - 1);
+  const endDay = end === undefined ? undefined : utcDay(end + 1);
+  const days: SQL[] = [sql`${dc.day} is not null`];
+  if (firstDay) days.push(sql`${dc.day} >= ${isoDay(firstDay)}::date`);
+  // (The day after 9999-12-31 is no date: a window to the end of time has no upper day.)
+  if (endDay && endDay.getUTCFullYear() <= 9999) days.push(sql`${dc.day} < ${isoDay(endDay)}::date`);
+  let total = await sumOf(db, DAY_SUM, and(...parts, ...days));
+  const base = { ...f, times: undefined, hasEventTime: undefined };
+  if (start !== undefined && firstDay && firstDay.getTime() > start) {
+    total += await countRows({
+      ...base,
+      times: [{ start: window.start!, end: new Date(firstDay.getTime() - 1) }],
+    });
+  }
+  if (end !== undefined && endDay && endDay.getTime() <= end) {
+    total += await countRows({ ...base, times: [{ start: endDay, end: window.end! }] });
+  }
+  return total;
 }
