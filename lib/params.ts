@@ -7,11 +7,19 @@ import { inTimestampRange } from "./proofs/timestamps.js";
  * Messages name the parameter and say what was expected, since they go straight into 400 responses.
  */
 
+/*
+ * Where a parameter's parsed value is a plain JSON value (an integer, a boolean, a list of names), its pipe ends in
+ * a schema of that value with its bounds (v.number(), v.integer(), v.minValue, …): the API document is generated
+ * from that tail (lib/v0/openapi-params.ts), so a bound changed here changes the validation and the document alike.
+ */
+
 export const integerParam = (name: string, min: number, max: number) =>
   v.pipe(
     v.string(),
     v.regex(/^\d{1,16}$/, `${name} must be a whole number between ${min} and ${max}`),
     v.transform(Number),
+    v.number(),
+    v.integer(),
     v.minValue(min, `${name} must be at least ${min}`),
     v.maxValue(max, `${name} must be at most ${max}`),
   );
@@ -172,21 +180,22 @@ export const uidParam = v.pipe(
 );
 
 /** A comma-separated list of known chain names. */
-export const chainListParam = (known: readonly string[], name = "chain") =>
-  v.pipe(
+export const chainListParam = (known: readonly string[], name = "chain") => {
+  const message = `${name} must be one or more of: ${known.join(", ")}`;
+  return v.pipe(
     v.string(),
     v.transform((s) => s.split(",").map((c) => c.trim().toLowerCase())),
-    v.check(
-      (list) => list.length > 0 && list.every((c) => known.includes(c)),
-      `${name} must be one or more of: ${known.join(", ")}`,
-    ),
+    v.array(v.picklist(known, message), message),
+    v.minLength(1, message),
   );
+};
 
 export const booleanParam = (name: string) =>
   v.pipe(
     v.string(),
     v.picklist(["true", "false"], `${name} must be true or false`),
     v.transform((s) => s === "true"),
+    v.boolean(),
   );
 
 /**

@@ -97,6 +97,8 @@ function cases(): Case[] {
     { path: "/api/v0/location-proofs/not-a-uid" },
     { path: "/api/v0/location-proofs/a%20b" },
     { path: "/api/v0/location-proofs/stats" },
+    { path: "/api/v0/openapi.json" },
+    { path: "/api/v0/openapi.json?f=json" },
     { path: "/api/v0/location-proofs?limit=0" },
     { path: "/api/v0/location-proofs?bogus=1" },
     { path: "/api/v0/location-proofs?bbox=1,2,3" },

@@ -7,6 +7,6 @@ export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
   GET: async (request) => {
     parseQuery(request, {});
-    return json(await serviceConfig());
+    return json(await serviceConfig(request));
   },
 });

@@ -15,7 +15,16 @@ const ENDPOINTS: { key: string; label: string; what: string }[] = [
   { key: "stats", label: "Statistics", what: "counts overall and per chain" },
   { key: "config", label: "Configuration", what: "chains, contracts, schema and limits" },
   { key: "ogc", label: "OGC API – Features", what: "GeoJSON for QGIS, GDAL, OpenLayers; CQL2 filters" },
-  { key: "health", label: "Health", what: "database and rate limiter checks" },
+  {
+    key: "health",
+    label: "Health",
+    what: "database and rate limiter checks, and how fresh each chain's data is",
+  },
+  {
+    key: "openapi",
+    label: "OpenAPI document",
+    what: "the native API as OpenAPI 3.1 (JSON); read it at API docs",
+  },
 ];
 
 /**

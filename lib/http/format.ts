@@ -10,7 +10,14 @@ export type Format = "json" | "html";
 export const formatParam = v.picklist(["json", "html"], "f must be json or html");
 
 /** The single-feature and metadata resources take only `f`. */
-export const FORMAT_ONLY = { f: v.optional(formatParam) };
+export const FORMAT_ONLY = {
+  f: v.optional(
+    v.pipe(
+      formatParam,
+      v.description("json, or html (a page for people); without it, the Accept header decides."),
+    ),
+  ),
+};
 
 /**
  * `f` wins; otherwise Accept decides: HTML only when the client prefers text/html to every JSON type (higher q, or

@@ -15,22 +15,72 @@ import {
 export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 1000;
 
-/** Query parameters of GET /api/v0/location-proofs; any other parameter is a 400. */
+/** A parameter's documentation rides on its schema, so the API document (lib/v0/openapi.ts) reads both at once. */
+const doc = <S extends v.GenericSchema>(schema: S, description: string, example?: string) =>
+  v.pipe(schema, v.description(description), v.examples(example === undefined ? [] : [example]));
+
+/**
+ * Query parameters of GET /api/v0/location-proofs; any other parameter is a 400. Bounds, defaults and the allowed
+ * values are the validators' own: the OpenAPI document is generated from these schemas (lib/v0/openapi-params.ts).
+ */
 export const LIST_PARAMS = {
-  limit: v.optional(integerParam("limit", 1, LIST_MAX_LIMIT)),
-  offset: v.optional(integerParam("offset", 0, Number.MAX_SAFE_INTEGER)),
-  cursor: v.optional(cursorParam),
-  bbox: v.optional(bboxParam("bbox")),
-  filter: v.optional(v.picklist(["hasCoordinates"], "filter must be hasCoordinates")),
-  includeRevoked: v.optional(booleanParam("includeRevoked")),
-  chain: v.optional(chainListParam(CHAIN_NAMES)),
-  prover: v.optional(addressParam("prover")),
-  subject: v.optional(addressParam("subject")),
-  fromTimestamp: v.optional(timestampParam("fromTimestamp", "start")),
-  toTimestamp: v.optional(timestampParam("toTimestamp", "end")),
-  datetime: v.optional(datetimeParam),
-  // json (the default) or html; without it, Accept decides (lib/http/format.ts).
-  f: v.optional(formatParam),
+  limit: v.optional(
+    doc(integerParam("limit", 1, LIST_MAX_LIMIT), "Page size; above the maximum is a 400 naming it.", "10"),
+    String(LIST_DEFAULT_LIMIT),
+  ),
+  offset: v.optional(
+    doc(
+      integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
+      "Rows to skip (0 when absent). Slower the deeper: follow the next link (a cursor) instead. Not with cursor.",
+    ),
+  ),
+  cursor: v.optional(
+    doc(cursorParam, "The opaque position a next/prev link carries (checksummed); not with offset."),
+  ),
+  bbox: v.optional(
+    doc(
+      bboxParam("bbox"),
+      "minLng,minLat,maxLng,maxLat in degrees (CRS84): longitudes in [-180, 180], latitudes in [-90, 90], minLat ≤ maxLat; minLng > maxLng crosses the antimeridian. Proofs without coordinates never match.",
+      "-10,35,30,60",
+    ),
+  ),
+  filter: v.optional(
+    doc(
+      v.picklist(["hasCoordinates"], "filter must be hasCoordinates"),
+      "hasCoordinates: only proofs with valid coordinates.",
+    ),
+  ),
+  includeRevoked: v.optional(
+    doc(booleanParam("includeRevoked"), "Revoked proofs are left out unless true."),
+    "false",
+  ),
+  chain: v.optional(doc(chainListParam(CHAIN_NAMES), "Chain name(s), comma-separated.", "sepolia,base")),
+  prover: v.optional(doc(addressParam("prover"), "Attester address, 0x + 40 hex digits, any case.")),
+  subject: v.optional(doc(addressParam("subject"), "Recipient address, 0x + 40 hex digits, any case.")),
+  fromTimestamp: v.optional(
+    doc(
+      timestampParam("fromTimestamp", "start"),
+      "Inclusive lower bound on event_timestamp: an ISO 8601 date or date-time (no offset = UTC; a date alone = that whole UTC day), years 0001-9999 UTC. Proofs without an event time never match.",
+      "2025-01-31T12:00:00Z",
+    ),
+  ),
+  toTimestamp: v.optional(
+    doc(
+      timestampParam("toTimestamp", "end"),
+      "Inclusive upper bound on event_timestamp, as fromTimestamp.",
+      "2025-12-31",
+    ),
+  ),
+  datetime: v.optional(
+    doc(
+      datetimeParam,
+      "As in OGC API: an instant, start/end, ../end or start/.. on event_timestamp; ends inclusive.",
+      "2025-01-01T00:00:00Z/..",
+    ),
+  ),
+  f: v.optional(
+    doc(formatParam, "json, or html (the same page as a table); without it, the Accept header decides."),
+  ),
 };
 
 export type ListQuery = v.InferOutput<v.ObjectSchema<typeof LIST_PARAMS, undefined>>;

@@ -8,7 +8,7 @@ import { proofPage } from "../paging.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
-import { LIST_DEFAULT_LIMIT, type ListQuery } from "./list-params.js";
+import type { ListQuery } from "./list-params.js";
 
 const LIST_PATH = "/api/v0/location-proofs";
 
@@ -27,7 +27,7 @@ function listFilter(q: ListQuery): ProofFilter {
     ...(q.prover ? { prover: q.prover } : {}),
     ...(q.subject ? { subject: q.subject } : {}),
     ...(q.filter === "hasCoordinates" ? { hasCoordinates: true } : {}),
-    includeRevoked: q.includeRevoked ?? false,
+    includeRevoked: q.includeRevoked,
     times,
   };
 }
@@ -38,7 +38,7 @@ function listFilter(q: ListQuery): ProofFilter {
  * the JSON) is the page's place in the list for the HTML pager, a hint on a cursor page (see proofPage).
  */
 async function listPage(request: Request, q: ListQuery) {
-  const limit = q.limit ?? LIST_DEFAULT_LIMIT;
+  const limit = q.limit;
   const page = await proofPage(request, LIST_PATH, listFilter(q), {
     limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),

@@ -14,6 +14,10 @@ import { SERVICE_NAME, VERSION } from "../version.js";
 import { type ChainFreshness, chainFreshness } from "./freshness.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./list-params.js";
 
+/** Where the native API's OpenAPI document and its rendering live. */
+export const OPENAPI_PATH = "/api/v0/openapi.json";
+export const DOCS_PATH = "/docs";
+
 /** GET /: what this service is and where everything lives. */
 export function rootInfo(request: Request) {
   const link = (path: string) => absoluteUrl(request, path);
@@ -29,6 +33,8 @@ export function rootInfo(request: Request) {
       location_proofs: link("/api/v0/location-proofs"),
       location_proof: `${link("/api/v0/location-proofs")}/{uid}`,
       stats: link("/api/v0/location-proofs/stats"),
+      openapi: link(OPENAPI_PATH),
+      docs: link(DOCS_PATH),
       ogc: link("/api/ogc"),
       ogc_items: link("/api/ogc/collections/location-proofs/items"),
       sync_status: link("/api/sync/status"),
@@ -40,7 +46,7 @@ export function rootInfo(request: Request) {
  * GET /api/v0/config: the chains (from the registry and CHAINS), each enabled one with its freshness (`sync`, null
  * while the database cannot say: this route must answer without it), and the API's limits.
  */
-export async function serviceConfig() {
+export async function serviceConfig(request: Request) {
   const config = getConfig();
   const chains = chainConfigs(config);
   const freshness = await freshnessIfAvailable(chains, config.syncStaleAfterSeconds);
@@ -67,6 +73,11 @@ export async function serviceConfig() {
       ogc_limit_max: OGC_MAX_LIMIT,
       rate_limit_per_minute: config.rateLimitPerMinute,
       sync_stale_after_seconds: config.syncStaleAfterSeconds,
+    },
+    links: {
+      openapi: absoluteUrl(request, OPENAPI_PATH),
+      docs: absoluteUrl(request, DOCS_PATH),
+      ogc_api: absoluteUrl(request, "/api/ogc/api"),
     },
   };
 }

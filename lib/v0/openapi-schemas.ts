@@ -1,0 +1,200 @@
+import type { ErrorCode } from "../http/errors.js";
+import { jsonSchemaOf, PROOF_PROPERTIES } from "../proofs/properties.js";
+
+/**
+ * The response schemas of the native API's OpenAPI 3.1 document (JSON Schema 2020-12). The proof record comes from
+ * the property catalogue (lib/proofs/properties.ts); the rest mirror lib/v0/service-info.ts, lib/proofs/stats.ts
+ * and lib/http/respond.ts. Objects are closed (`additionalProperties: false`) so that the contract tests
+ * (tests/helpers/contract.ts) catch a member added to a response and not to its document.
+ */
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const closed = (properties: Record<string, Json>, description?: string, optional: string[] = []): Json => ({
+  type: "object",
+  ...(description ? { description } : {}),
+  required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  properties,
+  additionalProperties: false,
+});
+const int = (description?: string): Json => ({
+  type: "integer",
+  minimum: 0,
+  ...(description ? { description } : {}),
+});
+const nullable = (type: string, extra: Json = {}): Json => ({ type: [type, "null"], ...extra });
+const time = (description?: string): Json =>
+  nullable("string", { format: "date-time", ...(description ? { description } : {}) });
+const url = { type: "string", format: "uri" };
+
+/** The codes of the one error type (lib/http/errors.ts); the list below must name each of them. */
+const ERROR_CODES: Record<ErrorCode, true> = {
+  InvalidParameterValue: true,
+  UnknownParameter: true,
+  MissingParameter: true,
+  InvalidRequestBody: true,
+  InvalidHeader: true,
+  MalformedRequest: true,
+  RequestTimeout: true,
+  PayloadTooLarge: true,
+  URITooLong: true,
+  RequestHeaderFieldsTooLarge: true,
+  Unauthorized: true,
+  NotFound: true,
+  MethodNotAllowed: true,
+  NotAcceptable: true,
+  TooManyRequests: true,
+  InternalError: true,
+  ServiceUnavailable: true,
+};
+
+const counts = {
+  total: int("Every stored proof, revoked ones included"),
+  revoked: int(),
+  active: int("total − revoked"),
+  with_coordinates: int(),
+  last_24h: int("By event time"),
+  last_7d: int(),
+  last_30d: int(),
+  earliest_event: time(),
+  latest_event: time(),
+};
+
+const freshness = {
+  status: { type: "string", enum: ["ok", "stale", "never_synced"] },
+  last_indexed_block: nullable("integer", { description: "Every attestation up to this block is indexed" }),
+  last_indexed_block_time: time(),
+  head_block: nullable("integer", { description: "The chain head as the last sync run saw it" }),
+  head_checked_at: time(),
+  lag_blocks: nullable("integer", { description: "head_block − last_indexed_block" }),
+  last_synced_at: time("When the last successful sync run ended"),
+  seconds_since_sync: nullable("integer"),
+  paused: { type: "boolean", description: "An operator paused the chain's scheduled sync" },
+};
+
+const check = (properties: Record<string, Json>, optional: string[] = []) =>
+  closed(properties, undefined, optional);
+
+export const NATIVE_SCHEMAS: Record<string, Json> = {
+  LocationProof: closed(
+    Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "2020-12")])),
+    "A location proof: one EAS attestation of the location-proof schema, decoded",
+  ),
+  Pagination: closed({
+    total: int("Proofs matching the filters"),
+    limit: { type: "integer", minimum: 1 },
+    offset: nullable("integer", {
+      minimum: 0,
+      description: "The offset requested (0 without one); null on a page reached by a cursor",
+    }),
+    returned: int(),
+    next: {
+      type: ["string", "null"],
+      format: "uri",
+      description: "The next page (a cursor link); null on the last",
+    },
+    prev: {
+      type: ["string", "null"],
+      format: "uri",
+      description: "The previous page (a cursor link); null on the first",
+    },
+  }),
+  LocationProofList: closed({
+    data: { type: "array", items: ref("LocationProof") },
+    pagination: ref("Pagination"),
+  }),
+  Stats: closed({
+    ...counts,
+    by_chain: {
+      type: "object",
+      description: "Per chain name, from the data",
+      additionalProperties: closed({ ...counts, chain_id: nullable("integer") }),
+    },
+  }),
+  ChainFreshness: closed({ chain: { type: "string" }, chain_id: { type: "integer" }, ...freshness }),
+  Config: closed({
+    version: { type: "string" },
+    schema: { type: "string", description: "The EAS schema of a location proof" },
+    chains: {
+      type: "array",
+      items: closed({
+        name: { type: "string" },
+        display_name: { type: "string" },
+        chain_id: { type: "integer" },
+        eas_address: { type: "string" },
+        schema_registry_address: { type: "string" },
+        schema_uid: { type: "string" },
+        schema: { type: "string" },
+        start_block: { type: "integer" },
+        confirmations: { type: "integer" },
+        enabled: { type: "boolean", description: "This deployment syncs the chain (CHAINS)" },
+        sync: {
+          oneOf: [{ type: "null" }, closed(freshness)],
+          description: "Freshness; null for a chain not synced here, or while the database cannot say",
+        },
+      }),
+    },
+    limits: closed({
+      page_size_default: int(),
+      page_size_max: int(),
+      ogc_limit_default: int(),
+      ogc_limit_max: int(),
+      rate_limit_per_minute: int("0: no limit"),
+      sync_stale_after_seconds: int(),
+    }),
+    links: closed({ openapi: url, docs: url, ogc_api: url }),
+  }),
+  Health: closed({
+    status: {
+      type: "string",
+      enum: ["ok", "degraded"],
+      description: "degraded: an enabled chain's data is stale",
+    },
+    version: { type: "string" },
+    time: { type: "string", format: "date-time" },
+    checks: closed({
+      database: check({ status: { const: "ok" }, latency_ms: int() }),
+      rate_limiter: ref("RateLimiterCheck"),
+      sync: check(
+        {
+          status: { type: "string", enum: ["ok", "degraded", "unknown"] },
+          stale_after_seconds: int(),
+          chains: { type: "array", items: ref("ChainFreshness") },
+          problems: { type: "array", items: { type: "string" } },
+        },
+        ["problems"],
+      ),
+    }),
+  }),
+  RateLimiterCheck: check({
+    status: { type: "string", enum: ["ok", "failing-open"] },
+    backend: { type: "string" },
+    failures: int(),
+    last_failure_at: time(),
+  }),
+  Root: closed({
+    name: { type: "string" },
+    version: { type: "string" },
+    description: { type: "string" },
+    links: {
+      type: "object",
+      description: "Absolute URLs of every endpoint group",
+      additionalProperties: { type: "string" },
+      required: ["self", "openapi", "docs"],
+    },
+  }),
+  Error: closed(
+    {
+      error: { type: "string", description: "The status text", examples: ["Bad Request"] },
+      code: { type: "string", enum: Object.keys(ERROR_CODES) },
+      message: { type: "string" },
+      description: { type: "string", description: "message again, for OGC API clients" },
+      parameter: { type: "string", description: "The query parameter at fault" },
+      details: { type: "object", description: "More about a 503 (e.g. the failing checks of /health)" },
+    },
+    "The one error object of every endpoint",
+    ["parameter", "details"],
+  ),
+  HtmlPage: { type: "string", description: "An HTML page (text/html), for people" },
+};

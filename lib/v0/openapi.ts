@@ -1,0 +1,273 @@
+import { FORMAT_ONLY } from "../http/format.js";
+import { baseUrl } from "../http/links.js";
+import { uidParam } from "../params.js";
+import { PROOF_PROPERTIES } from "../proofs/properties.js";
+import { SERVICE_NAME, VERSION } from "../version.js";
+import { LIST_PARAMS } from "./list-params.js";
+import { parameterSchema, queryParameters } from "./openapi-params.js";
+import { NATIVE_SCHEMAS } from "./openapi-schemas.js";
+import { DOCS_PATH, OPENAPI_PATH } from "./service-info.js";
+
+/** The media type of this document (the OpenAPI Initiative's registered type). */
+export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
+
+type Json = Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const JSON_TYPE = "application/json";
+const HTML_TYPE = "text/html";
+
+/** A 200 with these contents: cacheable (a strong ETag) unless `cached` is false. */
+const success = (description: string, content: Json, cached = true) => ({
+  description,
+  headers: {
+    "Cache-Control": header("Cache-Control"),
+    ...(cached ? { ETag: header("ETag") } : {}),
+    "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+  },
+  content,
+});
+
+/** A 200 whose body is JSON of `schema` (and, where negotiated, the same resource as an HTML page). */
+const ok = (
+  description: string,
+  schema: string,
+  options: { html?: boolean; cached?: boolean; example?: unknown } = {},
+) =>
+  success(
+    description,
+    {
+      [JSON_TYPE]: { schema: ref(schema), ...(options.example ? { example: options.example } : {}) },
+      ...(options.html ? { [HTML_TYPE]: { schema: ref("HtmlPage") } } : {}),
+    },
+    options.cached !== false,
+  );
+
+/** Every error is the one error object — or, for a client that asked for HTML, a page with the same status. */
+const error = (description: string, example: Json, headers: Json = {}) => ({
+  description,
+  headers: { "Cache-Control": header("Cache-Control"), ...headers },
+  content: {
+    [JSON_TYPE]: { schema: ref("Error"), example: { ...example, description: example.message } },
+    [HTML_TYPE]: { schema: ref("HtmlPage") },
+  },
+});
+
+const ERRORS = {
+  "400": error("An invalid, unknown or repeated query parameter (named in `parameter`)", {
+    error: "Bad Request",
+    code: "InvalidParameterValue",
+    message: "limit must be at most 1000",
+    parameter: "limit",
+  }),
+  "429": error(
+    "Too many requests from this client (RATE_LIMIT_PER_MINUTE a minute)",
+    {
+      error: "Too Many Requests",
+      code: "TooManyRequests",
+      message:
+        "Too many requests: the limit is 100 requests per 60 seconds per client. Retry after 12 seconds.",
+    },
+    { "Retry-After": { ...header("Retry-After"), required: true } },
+  ),
+  "500": error("An internal error; the body never carries internals", {
+    error: "Internal Server Error",
+    code: "InternalError",
+    message: "The server could not complete the request. Please try again later.",
+  }),
+  "503": error(
+    "The database is unavailable (retry after Retry-After), or the service is misconfigured (the setting is named)",
+    {
+      error: "Service Unavailable",
+      code: "ServiceUnavailable",
+      message: "The database is unavailable; please retry shortly.",
+    },
+    { "Retry-After": header("Retry-After") },
+  ),
+};
+
+const NOT_MODIFIED = {
+  "304": {
+    description: "Not modified: the If-None-Match ETag still matches",
+    headers: { ETag: header("ETag") },
+  },
+};
+
+const operation = (
+  operationId: string,
+  tag: string,
+  summary: string,
+  description: string,
+  parameters: Json[],
+  responses: Json,
+) => ({
+  get: { operationId, tags: [tag], summary, description, parameters, responses: { ...responses, ...ERRORS } },
+});
+
+const exampleProof = Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, q.example]));
+
+/** The native API (/, /health, /docs, /api/v0) as OpenAPI 3.1, its server URL that of the request. */
+export function nativeOpenApiDocument(request: Request) {
+  const base = baseUrl(request);
+  const uid = {
+    name: "uid",
+    in: "path",
+    required: true,
+    description: "Attestation uid, 0x + 64 hex digits, any case",
+    schema: parameterSchema(uidParam).schema,
+  };
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: `${SERVICE_NAME}: native API`,
+      version: VERSION,
+      summary: "Public, read-only location proofs (EAS attestations) indexed from EVM chains.",
+      description: [
+        "JSON by default; `/` and the list answer a web page to a browser (`Accept` preferring text/html, or `f=html`).",
+        "Every error is one object: `{ error, code, message, description, parameter? }`. Unknown or repeated query parameters are a 400; a path that does not exist is a 404 `Cannot GET <path>`; a method a path does not offer is a 405 with `Allow`.",
+        "Public GET responses are cacheable for 30 s at a CDN and carry a strong ETag (If-None-Match → 304); errors and /health are no-store. CORS allows any origin.",
+        `The OGC API - Features interface describes itself: ${base}/api/ogc/api (OpenAPI 3.0), rendered at ${base}/api/ogc/api?f=html.`,
+      ].join("\n\n"),
+    },
+    servers: [{ url: base }],
+    externalDocs: {
+      description: "The OGC API - Features interface of the same proofs",
+      url: `${base}/api/ogc`,
+    },
+    tags: [
+      { name: "location proofs", description: "The native API, /api/v0" },
+      { name: "service", description: "What the service is, whether it is healthy, and its documentation" },
+    ],
+    paths: {
+      "/api/v0/location-proofs": operation(
+        "listLocationProofs",
+        "location proofs",
+        "List location proofs",
+        "Newest event_timestamp first (then uid, then chain id; proofs without an event time last). All filters combine with AND; revoked proofs are left out unless includeRevoked=true. Page by following pagination.next/prev (cursor links keeping every other parameter); offset also works.",
+        queryParameters(LIST_PARAMS),
+        {
+          "200": ok("A page of proofs with the total and paging links", "LocationProofList", {
+            html: true,
+            example: {
+              data: [exampleProof],
+              pagination: {
+                total: 7,
+                limit: 1,
+                offset: 0,
+                returned: 1,
+                next: `${base}/api/v0/location-proofs?limit=1&cursor=WzEsIm4iXQ.GGp3RpteiAPS`,
+                prev: null,
+              },
+            },
+          }),
+          ...NOT_MODIFIED,
+        },
+      ),
+      "/api/v0/location-proofs/stats": operation(
+        "getStats",
+        "location proofs",
+        "Statistics",
+        "Counted from the data: total (revoked included), active, with coordinates, the last 24 h / 7 d / 30 d by event time, overall and per chain.",
+        queryParameters({}),
+        { "200": ok("Counts overall and per chain", "Stats"), ...NOT_MODIFIED },
+      ),
+      "/api/v0/location-proofs/{uid}": operation(
+        "getLocationProof",
+        "location proofs",
+        "One location proof",
+        "By attestation uid, revoked or not (see revoked and revocation_time).",
+        [uid],
+        {
+          "200": ok("The proof", "LocationProof", { example: exampleProof }),
+          ...NOT_MODIFIED,
+          "404": error("No proof has this uid", {
+            error: "Not Found",
+            code: "NotFound",
+            message: `No location proof with uid ${exampleProof.uid}`,
+          }),
+        },
+      ),
+      "/api/v0/config": operation(
+        "getConfig",
+        "location proofs",
+        "Chains, contracts, schema and limits",
+        "The chains the service knows (each enabled one with its sync freshness) and the API's limits.",
+        queryParameters({}),
+        { "200": ok("The configuration", "Config"), ...NOT_MODIFIED },
+      ),
+      [OPENAPI_PATH]: operation(
+        "getOpenApi",
+        "service",
+        "This document",
+        "The native API as OpenAPI 3.1.",
+        queryParameters({}),
+        {
+          "200": success("This OpenAPI document", {
+            [OPENAPI_MEDIA_TYPE]: { schema: { type: "object", required: ["openapi", "info", "paths"] } },
+          }),
+          ...NOT_MODIFIED,
+        },
+      ),
+      "/": operation(
+        "getRoot",
+        "service",
+        "The service's name, version and links",
+        "JSON, or the home page for a browser (with live counts).",
+        queryParameters(FORMAT_ONLY),
+        {
+          "200": ok("Name, version and the absolute URL of every endpoint group", "Root", { html: true }),
+          ...NOT_MODIFIED,
+        },
+      ),
+      "/health": operation(
+        "getHealth",
+        "service",
+        "Health and data freshness",
+        "200 ok; 200 degraded when an enabled chain has not synced for longer than SYNC_STALE_AFTER_SECONDS (its data is behind, the service answers); 503 only when the service cannot answer (the database). Never cached.",
+        queryParameters({}),
+        {
+          "200": ok("The checks: database, rate limiter, per-chain sync freshness", "Health", {
+            cached: false,
+          }),
+        },
+      ),
+      [DOCS_PATH]: operation(
+        "getDocs",
+        "service",
+        "This document, rendered",
+        "An interactive page (Swagger UI, served from this origin) over this document.",
+        queryParameters({}),
+        {
+          "200": success("The page", { [HTML_TYPE]: { schema: ref("HtmlPage") } }),
+          ...NOT_MODIFIED,
+        },
+      ),
+    },
+    components: {
+      schemas: NATIVE_SCHEMAS,
+      headers: {
+        "Cache-Control": {
+          description:
+            "public, max-age=0, s-maxage=30, stale-while-revalidate=30 on public 200s; no-store on errors and /health",
+          required: true,
+          schema: { type: "string" },
+        },
+        ETag: {
+          description: "A strong validator of the body; send it back in If-None-Match",
+          required: true,
+          schema: { type: "string" },
+        },
+        "Access-Control-Allow-Origin": {
+          description: "Any origin may read public responses",
+          required: true,
+          schema: { const: "*" },
+        },
+        "Retry-After": {
+          description: "Seconds to wait before retrying",
+          schema: { type: "string", pattern: "^[0-9]+$" },
+        },
+      },
+    },
+  };
+}
