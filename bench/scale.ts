@@ -19,7 +19,9 @@
  *
  * Options: --rows N (1,000,000), --iterations K (100 per request type), --duration S (10 s per throughput run),
  * --harvest-budget S (stop a harvest after S seconds: 300), --keep (keep the database for the next run, which
- * reuses it when it holds N proofs), --cpu-prof DIR (profile the server: node --cpu-prof).
+ * reuses it when it holds N proofs), --cpu-prof DIR (profile the server: node --cpu-prof), --only SECTIONS (a comma
+ * list of latency, harvest, write, throughput: run only those; e.g. `--keep --only latency` to compare the CPU per
+ * request of two commits on the same data).
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -47,6 +49,8 @@ const ITERATIONS = option("--iterations", 100);
 const DURATION = option("--duration", 10);
 const HARVEST_BUDGET_S = option("--harvest-budget", 300);
 const KEEP = argv.includes("--keep");
+const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1]!.split(",") : undefined;
+const runs = (section: "latency" | "harvest" | "write" | "throughput") => !ONLY || ONLY.includes(section);
 const CPU_PROF = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof") + 1] : undefined;
 const SERVER = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const DB_NAME = "lpqs_bench_scale";
@@ -286,7 +290,7 @@ async function main() {
       `\n${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("p99", 7)} ${lpad("SQL p50", 8)} ${lpad("p99", 7)} ${lpad("ratio", 6)} ${lpad("CPU ms", 7)}  goal p50 <= 1.5xSQL+1`,
     );
     const latency: Record<string, { http: number; sql: number }> = {};
-    for (const r of REQUESTS) {
+    for (const r of runs("latency") ? REQUESTS : []) {
       const statements = await statementsOf(r.path).catch((error: Error) => error);
       if (statements instanceof Error) {
         say(`${pad(r.name, 42)} FAILED: ${statements.message.slice(0, 120)}`);
@@ -336,7 +340,7 @@ async function main() {
     say(
       `\nHarvest through next links (limit=1000), each uid exactly once; then first/middle/last page p50, interleaved`,
     );
-    for (const start of [`${V0}?limit=1000`, `${ITEMS}?limit=1000`]) {
+    for (const start of runs("harvest") ? [`${V0}?limit=1000`, `${ITEMS}?limit=1000`] : []) {
       const seen = new Set<string>();
       const visited: string[] = [];
       let duplicates = 0;
@@ -381,7 +385,7 @@ async function main() {
     }
 
     say(`\nRight after a write (one proof inserted before each request): HTTP p50 / p99, goal p50 <= 50 ms`);
-    for (const r of AFTER_WRITE) {
+    for (const r of runs("write") ? AFTER_WRITE : []) {
       const http: number[] = [];
       let failed = "";
       for (let i = 0; i < Math.max(10, Math.floor(ITERATIONS / 4)) && !failed; i++) {
@@ -403,12 +407,9 @@ async function main() {
     say(
       `\nThroughput at 16 connections, ${DURATION} s each: HTTP (autocannon) vs the same SQL (16 node-postgres connections)`,
     );
-    for (const name of [
-      "ogc default page (10)",
-      "ogc city bbox (Berlin)",
-      "v0 default page (100)",
-      "v0 city bbox (Berlin)",
-    ]) {
+    for (const name of runs("throughput")
+      ? ["ogc default page (10)", "ogc city bbox (Berlin)", "v0 default page (100)", "v0 city bbox (Berlin)"]
+      : []) {
       const r = REQUESTS.find((x) => x.name === name)!;
       const statements = await statementsOf(r.path);
       const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
