@@ -12,6 +12,7 @@ import {
   numeric,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   unique,
@@ -33,6 +34,15 @@ type Bounds = { minLon: AnyPgColumn; minLat: AnyPgColumn; maxLon: AnyPgColumn; m
  */
 export const boundsBox = (t: Bounds) =>
   sql`box(point(${t.minLon}, ${t.minLat}), point(case when ${t.minLon} > ${t.maxLon} then ${t.maxLon} + 360 else ${t.maxLon} end, ${t.maxLat}))`;
+
+/**
+ * The bounds lie within one cell of the 1° grid (whole-degree lines; west ≤ east, so not across the antimeridian):
+ * the proofs proof_cell_counts counts. Null for a proof without geometry. The same expression is the predicate of
+ * the partial GiST index over the other proofs (they are few: shapes across a grid line), so a bbox count can find
+ * those through it (lib/proofs/cell-totals.ts).
+ */
+export const singleCell = (t: Bounds) =>
+  sql`(${t.minLon} <= ${t.maxLon} and floor(${t.minLon}) = floor(${t.maxLon}) and floor(${t.minLat}) = floor(${t.maxLat}))`;
 
 /**
  * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):
@@ -108,6 +118,10 @@ export const locationProofs = pgTable(
     index("location_proofs_crossing_bounds_gist")
       .using("gist", boundsBox(t))
       .where(sql`${t.minLon} > ${t.maxLon}`),
+    // The proofs whose bounds are not within one 1° cell (singleCell): a bbox count adds them to the cell totals.
+    index("location_proofs_multi_cell_bounds_gist")
+      .using("gist", boundsBox(t))
+      .where(sql`not ${singleCell(t)}`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
     // bbox and a datetime counts them apart (lib/proofs/query.ts, countParts), through this small index.
     index("location_proofs_no_geometry_time_idx").on(t.eventTimestamp).where(sql`${t.minLon} is null`),
@@ -170,6 +184,26 @@ export const proofDayCounts = pgTable(
     n: bigint("n", { mode: "number" }).notNull(),
   },
   (t) => [unique("proof_day_counts_key").on(t.chain, t.revoked, t.day).nullsNotDistinct()],
+);
+
+/**
+ * Exact row counts of the proofs whose bounds lie within one 1° cell (singleCell), per (chain, revoked, cell: the
+ * floor of west and south), kept by statement-level triggers like proof_counts (migration 0008). A bbox count adds
+ * up the cells wholly inside the box here, and counts rows only along the box's edges and for the few proofs that
+ * span a grid line (lib/proofs/cell-totals.ts).
+ */
+export const proofCellCounts = pgTable(
+  "proof_cell_counts",
+  {
+    chain: text("chain").notNull(),
+    revoked: boolean("revoked").notNull(),
+    cellLon: smallint("cell_lon").notNull(),
+    cellLat: smallint("cell_lat").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "proof_cell_counts_pkey", columns: [t.chain, t.revoked, t.cellLon, t.cellLat] }),
+  ],
 );
 
 export type LocationProofRow = typeof locationProofs.$inferSelect;

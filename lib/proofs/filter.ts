@@ -50,7 +50,8 @@ export type SpatialTarget = "bounds" | "point";
 /** The box expression the GiST index is built on (db/schema.ts); the query must use the same expression. */
 const BOUNDS = boundsBox(p);
 
-const overlaps = (minLon: number, minLat: number, maxLon: number, maxLat: number): SQL =>
+/** The stored bounds (as indexed, boundsBox) overlap the plain box given, edges included. */
+export const overlaps = (minLon: number, minLat: number, maxLon: number, maxLat: number): SQL =>
   sql`${BOUNDS} && box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8))`;
 
 /** Whether a bbox covers the whole globe, so that every proof with coordinates lies in it. */

@@ -1,6 +1,7 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { proofCounts as c, proofDayCounts as dc } from "../../db/schema.js";
+import { countFromCells } from "./cell-totals.js";
 import { coversWorld, type ProofFilter, type TimeInterval } from "./filter.js";
 
 const DAY_MS = 86_400_000;
@@ -8,7 +9,8 @@ const DAY_MS = 86_400_000;
 /**
  * The count of a filter answered from the trigger-maintained totals (db/schema.ts): exact, and a few rows to add
  * instead of a visit of every match. proof_counts answers the filters on chain, revoked, has coordinates and a
- * bbox covering the world; proof_day_counts those on chain, revoked and one time window (or no event time). Undefined
+ * bbox covering the world; proof_day_counts those on chain, revoked and one time window (or no event time);
+ * proof_cell_counts those on chain, revoked and a bbox of at least 2° × 2° (lib/proofs/cell-totals.ts). Undefined
  * when the filter needs the rows themselves. `countRows` counts the rows of a filter exactly (the partial edge days
  * of a window).
  */
@@ -19,7 +21,7 @@ export async function countFromTotals(
 ): Promise<number | undefined> {
   const where = totalsCondition(f);
   if (where !== null) return sumOf(db, sql`select coalesce(sum(${c.n}), 0) as n from ${c}`, where);
-  return countFromDayTotals(db, f, countRows);
+  return (await countFromDayTotals(db, f, countRows)) ?? countFromCells(db, f, countRows);
 }
 
 async function sumOf(db: Db, select: SQL, where: SQL | undefined) {
