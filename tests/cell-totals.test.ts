@@ -92,14 +92,12 @@ function row(
   };
 }
 
-const boxArb: fc.Arbitrary<Bbox> = fc
-  .tuple(lonArb, lonArb, latArb, latArb)
-  .map(([a, b, c, d]) => ({
-    minLon: Math.min(a, b),
-    maxLon: Math.max(a, b),
-    minLat: Math.min(c, d),
-    maxLat: Math.max(c, d),
-  }));
+const boxArb: fc.Arbitrary<Bbox> = fc.tuple(lonArb, lonArb, latArb, latArb).map(([a, b, c, d]) => ({
+  minLon: Math.min(a, b),
+  maxLon: Math.max(a, b),
+  minLat: Math.min(c, d),
+  maxLat: Math.max(c, d),
+}));
 
 const countRows = (f: ProofFilter) => countProofs(app.db, f);
 
