@@ -55,9 +55,15 @@ describe("functions", () => {
       const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
       const files = walk(dir);
       const extra = files.filter((f) => f !== HANDLER && f !== ".vc-config.json");
-      // Only the assets function ships files besides its bundle: Leaflet, topojson-client and Natural Earth's
-      // outlines (world-atlas), which it serves.
-      if (route.path === "/api/ogc/assets/[file]") {
+      // Only the assets functions ship files besides their bundles: Leaflet, topojson-client and Natural Earth's
+      // outlines (world-atlas) for the pages, Swagger UI for /docs — each only the files it serves.
+      if (route.path === "/api/docs/assets/[file]") {
+        expect(extra.sort()).toEqual([
+          "node_modules/swagger-ui-dist/package.json",
+          "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
+          "node_modules/swagger-ui-dist/swagger-ui.css",
+        ]);
+      } else if (route.path === "/api/ogc/assets/[file]") {
         expect(extra.sort()).toEqual([
           "node_modules/leaflet/dist/leaflet.css",
           "node_modules/leaflet/dist/leaflet.js",

@@ -96,6 +96,16 @@ describe("GET /api/v0/openapi.json", () => {
     }
   });
 
+  it("gives parameter examples the validator accepts", () => {
+    const params: Param[] = doc.paths["/api/v0/location-proofs"].get.parameters;
+    const examples = params.flatMap((p: any) => {
+      const m = /Example: `([^`]+)`\.$/.exec(p.description);
+      return m ? [[p.name, m[1]!] as const] : [];
+    });
+    expect(examples.length).toBeGreaterThan(4);
+    for (const [name, value] of examples) expect(accepts(name, value), `${name}=${value}`).toBe(true);
+  });
+
   it("changes with the validator: another bound gives another document", () => {
     const [limit] = queryParameters({ limit: v.optional(integerParam("limit", 5, 50), "20") }) as Param[];
     expect(limit!.schema).toEqual({ type: "integer", minimum: 5, maximum: 50, default: 20 });
@@ -109,11 +119,6 @@ describe("GET /api/v0/openapi.json", () => {
       JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components'));
     let checked = 0;
     for (const item of Object.values<any>(doc.paths)) {
-      for (const p of item.get.parameters as Param[]) {
-        if (p.example === undefined) continue;
-        expect(ajv.validate(resolve(p.schema), p.example), `${p.name}: ${ajv.errorsText()}`).toBe(true);
-        checked++;
-      }
       for (const response of Object.values<any>(item.get.responses)) {
         for (const media of Object.values<any>(response.content ?? {})) {
           if (media.example === undefined) continue;

@@ -21,9 +21,9 @@ export const SITE_PATHS = {
   docs: "/docs",
 } as const;
 
-export type Section = "home" | "proofs" | "map" | "ogc";
+export type Section = "home" | "proofs" | "map" | "ogc" | "docs";
 
-const NAV: { section: Section | "docs"; label: string; href: string }[] = [
+const NAV: { section: Section; label: string; href: string }[] = [
   { section: "proofs", label: "Proofs", href: SITE_PATHS.proofs },
   { section: "map", label: "Map", href: SITE_PATHS.map },
   { section: "ogc", label: "OGC API", href: SITE_PATHS.ogc },
@@ -67,6 +67,8 @@ export function page(options: {
   body: string;
   /** The body holds a mapSection(): load Leaflet and the map script. */
   map?: boolean;
+  /** More of our own files in the head (already-built tags), e.g. the docs page's renderer. */
+  head?: string;
 }): string {
   const crumbs = options.crumbs?.length
     ? `<nav class="crumbs" aria-label="Breadcrumb">${options.crumbs
@@ -91,7 +93,7 @@ export function page(options: {
 <title>${e(options.title)} · ${e(SERVICE_NAME)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetPath("site.css")}">
-${mapHead}
+${mapHead}${options.head ?? ""}
 <script src="${assetPath("site.js")}" defer></script>
 </head>
 <body>

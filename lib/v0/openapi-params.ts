@@ -14,42 +14,40 @@ const IGNORED_ACTIONS = ["trim", "to_lower_case", "description", "examples"];
  * something else by code (a bbox, a timestamp, an interval), the schema of the string before that code runs
  * (typeMode "input"), and the description states the grammar.
  */
-export function parameterSchema(schema: v.GenericSchema): { schema: Json; of: "output" | "input" } {
+export function parameterSchema(schema: v.GenericSchema): Json {
   const config = { target: "draft-2020-12", ignoreActions: IGNORED_ACTIONS } as const;
   let json: Json;
-  let of: "output" | "input" = "output";
   try {
     json = toJsonSchema(schema, { ...config, typeMode: "output", errorMode: "throw" }) as Json;
   } catch {
     json = toJsonSchema(schema, { ...config, typeMode: "input", errorMode: "ignore" }) as Json;
-    of = "input";
   }
   const { $schema: _, ...rest } = json;
-  return { schema: rest, of };
+  return rest;
 }
 
 /**
  * OpenAPI parameter objects for a route's query schema (the entries parseQuery validates): each one optional, with
- * the default the validator fills in (the parsed value of an absent parameter), its description and example from
+ * the default the validator fills in (the parsed value of an absent parameter), its description (and example) from
  * the schema's own metadata, and lists as comma-separated values (`style: form, explode: false`).
  */
 export function queryParameters(entries: Entries): Json[] {
   return Object.entries(entries).map(([name, optional]) => {
     const inner = "wrapped" in optional ? (optional.wrapped as v.GenericSchema) : optional;
-    const { schema, of } = parameterSchema(inner);
-    const fallback = v.safeParse(optional, undefined);
-    if (fallback.success && fallback.output !== undefined) schema.default = fallback.output;
-    // Examples are written as sent (`sepolia,base`); a schema of the parsed value shows them parsed (["sepolia", …]).
-    const [sent] = v.getExamples(inner) as unknown[];
-    const example = sent !== undefined && of === "output" ? v.parse(inner, sent) : sent;
+    const schema = parameterSchema(inner);
+    const absent = v.safeParse(optional, undefined);
+    if (absent.success && absent.output !== undefined) schema.default = absent.output;
+    // An example goes into the words, not into `example`: renderers fill an example into "Try it out", and a filter
+    // nobody asked for would narrow the answer.
+    const [example] = v.getExamples(inner) as unknown[];
+    const description = v.getDescription(inner) ?? "";
     return {
       name,
       in: "query",
-      required: !v.safeParse(optional, undefined).success,
-      description: v.getDescription(inner) ?? "",
+      required: !absent.success,
+      description: example === undefined ? description : `${description} Example: \`${example}\`.`,
       schema,
       ...(schema.type === "array" ? { style: "form", explode: false } : {}),
-      ...(example !== undefined ? { example } : {}),
     };
   });
 }

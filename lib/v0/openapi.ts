@@ -6,7 +6,7 @@ import { SERVICE_NAME, VERSION } from "../version.js";
 import { LIST_PARAMS } from "./list-params.js";
 import { parameterSchema, queryParameters } from "./openapi-params.js";
 import { NATIVE_SCHEMAS } from "./openapi-schemas.js";
-import { DOCS_PATH, OPENAPI_PATH } from "./service-info.js";
+import { DOCS_PATH, OPENAPI_PATH } from "./paths.js";
 
 /** The media type of this document (the OpenAPI Initiative's registered type). */
 export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
@@ -114,11 +114,10 @@ export function nativeOpenApiDocument(request: Request) {
     in: "path",
     required: true,
     description: "Attestation uid, 0x + 64 hex digits, any case",
-    schema: parameterSchema(uidParam).schema,
+    schema: parameterSchema(uidParam),
   };
   return {
     openapi: "3.1.0",
-    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     info: {
       title: `${SERVICE_NAME}: native API`,
       version: VERSION,
@@ -127,7 +126,7 @@ export function nativeOpenApiDocument(request: Request) {
         "JSON by default; `/` and the list answer a web page to a browser (`Accept` preferring text/html, or `f=html`).",
         "Every error is one object: `{ error, code, message, description, parameter? }`. Unknown or repeated query parameters are a 400; a path that does not exist is a 404 `Cannot GET <path>`; a method a path does not offer is a 405 with `Allow`.",
         "Public GET responses are cacheable for 30 s at a CDN and carry a strong ETag (If-None-Match → 304); errors and /health are no-store. CORS allows any origin.",
-        `The OGC API - Features interface describes itself: ${base}/api/ogc/api (OpenAPI 3.0), rendered at ${base}/api/ogc/api?f=html.`,
+        `The OGC API - Features interface describes itself: [its OpenAPI 3.0 document](${base}/api/ogc/api), rendered at [its API page](${base}/api/ogc/api?f=html).`,
       ].join("\n\n"),
     },
     servers: [{ url: base }],

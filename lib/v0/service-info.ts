@@ -13,10 +13,7 @@ import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "../ogc/vocabulary.js";
 import { SERVICE_NAME, VERSION } from "../version.js";
 import { type ChainFreshness, chainFreshness } from "./freshness.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT } from "./list-params.js";
-
-/** Where the native API's OpenAPI document and its rendering live. */
-export const OPENAPI_PATH = "/api/v0/openapi.json";
-export const DOCS_PATH = "/docs";
+import { DOCS_PATH, OPENAPI_PATH } from "./paths.js";
 
 /** GET /: what this service is and where everything lives. */
 export function rootInfo(request: Request) {

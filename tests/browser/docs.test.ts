@@ -1,0 +1,94 @@
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleProofs } from "../../lib/local/sample-proofs.js";
+import { DESKTOP, horizontalOverflow, open, PHONE, type Site, screenshot, startSite } from "./chromium.js";
+
+/**
+ * /docs in headless Chromium: Swagger UI (from our own origin, under the pages' CSP) renders the native API's
+ * OpenAPI document with every endpoint it declares, and "Try it out" really calls the local server.
+ */
+let site: Site;
+let base: string;
+let browser: Browser;
+const rows = sampleProofs({ count: 30, seed: 11 });
+
+beforeAll(async () => {
+  site = await startSite(rows);
+  ({ base, browser } = site);
+});
+afterAll(() => site?.close());
+
+/** The operations Swagger UI lists, as "GET /path". */
+async function listedOperations(page: import("playwright-core").Page): Promise<string[]> {
+  await page.waitForSelector(".opblock-summary-path", { timeout: 20_000 });
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll(".opblock")).map((op) => {
+      const method = op.querySelector(".opblock-summary-method")?.textContent?.trim();
+      const path = op.querySelector(".opblock-summary-path")?.getAttribute("data-path");
+      return `${method} ${path}`;
+    }),
+  );
+}
+
+describe("/docs", () => {
+  it("renders every endpoint of the document with no console error or CSP violation", async () => {
+    const doc = (await (await fetch(`${base}/api/v0/openapi.json`)).json()) as {
+      paths: Record<string, unknown>;
+    };
+    const { page, problems, status } = await open(browser, `${base}/docs`, DESKTOP);
+    expect(status).toBe(200);
+    const listed = await listedOperations(page);
+    expect(listed.sort()).toEqual(
+      Object.keys(doc.paths)
+        .map((p) => `GET ${p}`)
+        .sort(),
+    );
+    // The way to the OGC API's own description, and to the document itself.
+    expect(await page.locator('main a[href="/api/ogc/api?f=html"]').count()).toBe(1);
+    expect(await page.locator('main a[href="/api/v0/openapi.json"]').count()).toBeGreaterThan(0);
+    expect(await page.locator('.site-nav a[aria-current="page"]').textContent()).toBe("API docs");
+    // Swagger UI shows its own warnings (e.g. about the document) and errors on the page.
+    expect(await page.locator(".errors-wrapper").count()).toBe(0);
+    expect(await page.getByText("Warning", { exact: true }).count()).toBe(0);
+    await screenshot(page, "docs-desktop");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('"Try it out" on the list calls the local server and shows its answer', async () => {
+    const { page, problems } = await open(
+      browser,
+      `${base}/docs#/location%20proofs/listLocationProofs`,
+      DESKTOP,
+    );
+    const op = page.locator("#operations-location_proofs-listLocationProofs");
+    await op.waitFor({ timeout: 20_000 });
+    if (!(await op.locator(".try-out__btn").isVisible())) await op.locator(".opblock-summary").click();
+    await op.locator(".try-out__btn").click();
+    await op.locator('tr[data-param-name="limit"] input').fill("2");
+    const answered = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v0/location-proofs?`));
+    await op.locator(".execute").click();
+    const response = await answered;
+    expect(response.status()).toBe(200);
+    expect(new URL(response.url()).searchParams.get("limit")).toBe("2");
+    const shown = op.locator(".live-responses-table tbody .response-col_status").first();
+    await expect.poll(() => shown.textContent(), { timeout: 10_000 }).toContain("200");
+    const body = await op
+      .locator(".live-responses-table .microlight, .live-responses-table pre")
+      .first()
+      .textContent();
+    expect(body).toContain('"pagination"');
+    await screenshot(page, "docs-try-it");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("fits a phone without sideways scrolling", async () => {
+    const { page, problems } = await open(browser, `${base}/docs`, PHONE);
+    await listedOperations(page);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, "docs-phone");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
