@@ -227,6 +227,14 @@ export const syncState = pgTable("sync_state", {
   rangeSize: integer("range_size"),
   leaseOwner: text("lease_owner"),
   leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true, mode: "date" }),
+  /**
+   * When the holder last renewed the lease: it does so every third of the lease period while its run is alive, so a
+   * lease not renewed for two of those beats belongs to a writer that died or stalled (lib/sync/writer-health.ts).
+   */
+  leaseHeartbeatAt: timestamp("lease_heartbeat_at", { withTimezone: true, mode: "date" }),
+  /** Runs in a row that found the lease held by another writer, and since when; reset when a run takes the lease. */
+  leaseSkips: integer("lease_skips").notNull().default(0),
+  skippedSince: timestamp("skipped_since", { withTimezone: true, mode: "date" }),
   paused: boolean("paused").notNull().default(false),
   pausedAt: timestamp("paused_at", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -257,8 +265,14 @@ export const syncRuns = pgTable(
     kind: text("kind").notNull(),
     /** cron | manual | backfill */
     trigger: text("trigger").notNull(),
-    /** running | ok | partial | skipped | error */
+    /** running | ok | partial | skipped | error | abandoned (its writer stopped heartbeating: killed or stalled) */
     status: text("status").notNull(),
+    /** the writer (sync service instance) that ran it: the lease owner while it held the lease */
+    owner: text("owner"),
+    /** why a run was skipped (paused; lease held by … until …) */
+    reason: text("reason"),
+    /** renewed with the lease while the run is alive; a running run without one for a lease period is abandoned */
+    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true, mode: "date" }),
     startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull(),
     finishedAt: timestamp("finished_at", { withTimezone: true, mode: "date" }),
     fromBlock: bigint("from_block", { mode: "number" }),

@@ -74,6 +74,8 @@ const EnvSchema = v.object({
   SYNC_TIME_BUDGET_MS: v.optional(intFrom("SYNC_TIME_BUDGET_MS", 1000, 3_600_000), "20000"),
   SYNC_BLOCK_BUDGET: v.optional(intFrom("SYNC_BLOCK_BUDGET", 1, 1_000_000_000), "5000000"),
   SYNC_STALE_AFTER_SECONDS: v.optional(intFrom("SYNC_STALE_AFTER_SECONDS", 1, 31 * 86_400), "600"),
+  SYNC_LEASE_MS: v.optional(intFrom("SYNC_LEASE_MS", 3_000, 3_600_000), "30000"),
+  SYNC_ALERT_AFTER_SKIPS: v.optional(intFrom("SYNC_ALERT_AFTER_SKIPS", 1, 10_000), "3"),
   DATABASE_CONNECT_TIMEOUT_MS: v.optional(intFrom("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000), "3000"),
   DATABASE_STATEMENT_TIMEOUT_MS: v.optional(intFrom("DATABASE_STATEMENT_TIMEOUT_MS", 100, 600_000), "4000"),
   SYNC_STATEMENT_TIMEOUT_MS: v.optional(intFrom("SYNC_STATEMENT_TIMEOUT_MS", 100, 600_000), "8000"),
@@ -134,6 +136,13 @@ export type Config = {
    * happened): lib/v0/freshness.ts. The cron runs every minute; 10 minutes by default.
    */
   syncStaleAfterSeconds: number;
+  /**
+   * A chain's lease period: its holder renews it every third of this while a run is alive (lib/sync/chain-sync.ts),
+   * so a killed writer's lease lapses within one period and the next run takes the chain over.
+   */
+  syncLeaseMs: number;
+  /** The cron answers 503 once a chain's runs were skipped this many times in a row (lib/sync/writer-health.ts). */
+  syncAlertAfterSkips: number;
   redisUrl: string | undefined;
   upstash: { url: string; token: string } | undefined;
   /**
@@ -231,6 +240,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     syncTimeBudgetMs: e.SYNC_TIME_BUDGET_MS,
     syncBlockBudget: e.SYNC_BLOCK_BUDGET,
     syncStaleAfterSeconds: e.SYNC_STALE_AFTER_SECONDS,
+    syncLeaseMs: e.SYNC_LEASE_MS,
+    syncAlertAfterSkips: e.SYNC_ALERT_AFTER_SKIPS,
     redisUrl: e.REDIS_URL,
     upstash:
       e.UPSTASH_REDIS_REST_URL && e.UPSTASH_REDIS_REST_TOKEN

@@ -1,7 +1,7 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import type { Hex } from "viem";
 import type { Db } from "../../db/client.js";
-import type { NewLocationProofRow } from "../../db/schema.js";
+import type { NewLocationProofRow, SyncStateRow } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { log } from "../log.js";
@@ -11,27 +11,35 @@ import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
 import { findReorg } from "./reorg.js";
 import {
+  type AbandonedRun,
+  abandonStaleRuns,
   acquireLease,
   type Commit,
   commitBatch,
   ensureState,
   finishRun,
+  heartbeat,
+  LeaseLostError,
   type Revocation,
   type RunOutcome,
   recordHead,
+  recordSkip,
   releaseLease,
   rewind,
   startRun,
   storedBlocks,
 } from "./store.js";
+import { skipReason, type WriterState, writerState } from "./writer-health.js";
 
 export type Trigger = "cron" | "manual" | "backfill";
 
 export type ChainRunResult = RunOutcome & {
   chain: string;
   chainId: number;
-  /** why a run was skipped (paused, lease held) */
-  reason?: string;
+  /** the chain's writer as this run left it (lease, skips in a row): what the cron judges `degraded` by */
+  writer: WriterState;
+  /** runs of dead writers this run found and marked abandoned */
+  abandoned: AbandonedRun[];
   head: number | null;
   confirmedHead: number | null;
   cursor: number | null;
@@ -79,6 +87,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       kind: "sync",
       trigger,
       startedAt,
+      owner,
     });
     const outcome: RunOutcome = {
       status: "ok",
@@ -89,28 +98,32 @@ export function createChainSync(deps: ChainSyncDeps) {
       rewound: 0,
       rpcRequests: 0,
       error: null,
+      reason: null,
     };
-    let reason: string | undefined;
     let head: number | null = null;
     let confirmedHead: number | null = null;
     let cursor = state.cursorBlock;
-    let leased = false;
+    let writer = writerState(state);
+    let abandoned: AbandonedRun[] = [];
+    const beat = startHeartbeat(runId, started);
     try {
       if (state.paused && trigger === "cron") {
         outcome.status = "skipped";
-        reason = "paused";
+        outcome.reason = "paused";
       } else {
         await deps.beforeLease?.();
         // The cursor and range size come from the row as the lease was taken: another writer may have committed or
         // rewound (and released) since `state` was read, and continuing from the older cursor would skip blocks.
-        const leasedState = await acquireLease(db, chain.chainId, owner, options.leaseMs);
-        if (!leasedState) {
+        const taken = await takeLease();
+        writer = writerState(taken.row ?? state);
+        if (!taken.leased) {
           outcome.status = "skipped";
-          const current = await ensureState(db, chain);
-          reason = `lease held by ${current.leaseOwner} until ${current.leaseExpiresAt?.toISOString()}`;
+          outcome.reason = skipReason(writer.lease, new Date());
         } else {
-          leased = true;
+          beat.leased = true;
+          const leasedState = taken.row!;
           cursor = leasedState.cursorBlock;
+          abandoned = await markAbandoned(runId);
           head = Number(await client.getBlockNumber({ cacheTime: 0 }));
           confirmedHead = head - chain.confirmations;
           await recordHead(db, chain.chainId, head);
@@ -124,7 +137,11 @@ export function createChainSync(deps: ChainSyncDeps) {
       outcome.status = "error";
       outcome.error = describeError(error);
     } finally {
-      if (leased) await releaseLease(db, chain.chainId, owner).catch(() => {});
+      await beat.stop();
+      if (beat.leased) {
+        await releaseLease(db, chain.chainId, owner).catch(() => {});
+        writer = { ...writer, lease: null };
+      }
       outcome.rpcRequests = (deps.requests?.() ?? 0) - requestsAtStart;
       await finishRun(db, runId, chain.chainId, outcome).catch(() => {});
     }
@@ -132,7 +149,8 @@ export function createChainSync(deps: ChainSyncDeps) {
       chain: chain.name,
       chainId: chain.chainId,
       ...outcome,
-      ...(reason ? { reason } : {}),
+      writer,
+      abandoned,
       head,
       confirmedHead,
       cursor,
@@ -143,7 +161,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       chain_id: chain.chainId,
       trigger,
       status: outcome.status,
-      reason,
+      reason: outcome.reason ?? undefined,
       block_range: outcome.fromBlock === null ? null : [outcome.fromBlock, outcome.toBlock],
       head,
       cursor,
@@ -157,8 +175,80 @@ export function createChainSync(deps: ChainSyncDeps) {
     return result;
   }
 
-  /** The time budget is spent, or the caller asked to stop (both end the run as "partial" at a commit boundary). */
+  /**
+   * Takes the lease, or counts a skip and returns the row naming the holder. A holder that released (or whose
+   * lease lapsed) between the attempt and the count is no holder: try again, a few times at most.
+   */
+  async function takeLease(): Promise<{ leased: boolean; row: SyncStateRow | undefined }> {
+    for (let attempt = 0; ; attempt++) {
+      const row = await acquireLease(db, chain.chainId, owner, options.leaseMs);
+      if (row) return { leased: true, row };
+      const held = await recordSkip(db, chain.chainId, owner);
+      if (held || attempt >= 2) return { leased: false, row: held };
+    }
+  }
+
+  /** The runs of writers that died holding (or waiting for) this chain: their lease has lapsed, ours is taken. */
+  async function markAbandoned(runId: number): Promise<AbandonedRun[]> {
+    const abandoned = await abandonStaleRuns(db, chain.chainId, runId, options.leaseMs);
+    if (abandoned.length) {
+      log("warn", "sync runs abandoned", {
+        chain: chain.name,
+        runs: abandoned.map((r) => ({
+          id: Number(r.id),
+          owner: r.owner,
+          started_at: new Date(r.started_at).toISOString(),
+        })),
+      });
+    }
+    return abandoned;
+  }
+
+  /**
+   * While the run is alive it renews its run row and, once it holds the lease, the lease — every heartbeatMs, one
+   * beat at a time. A run overrunning its time budget by a whole lease period stops renewing: a wedged writer must not
+   * keep the chain forever. A beat that finds the lease gone (lapsed and taken over) stops the run at its next step.
+   */
+  function startHeartbeat(runId: number, started: number) {
+    let timer: NodeJS.Timeout | undefined;
+    let inFlight: Promise<void> = Promise.resolve();
+    let stopped = false;
+    const handle = {
+      leased: false,
+      lost: false,
+      stop: async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await inFlight;
+      },
+    };
+    const schedule = () => {
+      timer = setTimeout(() => {
+        if (stopped || performance.now() - started > options.timeBudgetMs + options.leaseMs) return;
+        inFlight = heartbeat(db, { runId, chainId: chain.chainId, owner, leaseMs: options.leaseMs })
+          .then((held) => {
+            if (handle.leased && !held) handle.lost = true;
+          })
+          .catch(() => {}) // a database blip: the next beat tries again, and the lease outlasts two misses
+          .finally(() => {
+            if (!stopped) schedule();
+          });
+      }, options.heartbeatMs);
+    };
+    schedule();
+    current = handle;
+    return handle;
+  }
+  /** The heartbeat of the run in progress (one run at a time per instance). */
+  let current: { lost: boolean } = { lost: false };
+
+  /**
+   * The time budget is spent, or the caller asked to stop (both end the run as "partial" at a commit boundary). A
+   * lease found taken over by a heartbeat ends the run as an error at once: nothing more may be written.
+   */
   function outOfBudget(started: number): boolean {
+    if (current.lost)
+      throw new LeaseLostError("lease lapsed and was taken over by another writer; run stopped");
     return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
   }
 

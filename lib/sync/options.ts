@@ -16,8 +16,13 @@ export type SyncOptions = {
   readConcurrency: number;
   /** Attestations per database transaction: bounds memory and the work lost if the function is killed. */
   commitSize: number;
-  /** Lease length; renewed at each commit. A crashed writer's lease simply expires. */
+  /**
+   * Lease period. The holder renews it every `heartbeatMs` while its run is alive (and at each commit), so a killed
+   * writer's lease lapses within one period of its last beat and the next run takes the chain over.
+   */
   leaseMs: number;
+  /** How often a live run renews its lease and its run row: a third of the lease period unless overridden. */
+  heartbeatMs: number;
   /**
    * Statement budget inside the engine's transactions (a commit writes thousands of rows): longer than a public
    * read's, and short enough that the time budget plus one commit fits the function's 30 s (README).
@@ -28,10 +33,11 @@ export type SyncOptions = {
 };
 
 export function syncOptions(
-  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget" | "database">,
+  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget" | "syncLeaseMs" | "database">,
   overrides: Partial<SyncOptions> = {},
 ): SyncOptions {
   const timeBudgetMs = overrides.timeBudgetMs ?? config.syncTimeBudgetMs;
+  const leaseMs = overrides.leaseMs ?? config.syncLeaseMs;
   return {
     timeBudgetMs,
     blockBudget: config.syncBlockBudget,
@@ -40,7 +46,8 @@ export function syncOptions(
     readBatchSize: 100,
     readConcurrency: 4,
     commitSize: 2_000,
-    leaseMs: timeBudgetMs + 60_000,
+    leaseMs,
+    heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
     statementTimeoutMs: config.database.syncStatementTimeoutMs,
     ...overrides,
   };

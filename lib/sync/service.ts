@@ -10,6 +10,7 @@ import { type ChainRunResult, createChainSync, type Trigger } from "./chain-sync
 import { type SyncOptions, syncOptions } from "./options.js";
 import { reconcileRevocations } from "./revocations.js";
 import { chainStatus } from "./status.js";
+import { type WriterHealth, writerHealth } from "./writer-health.js";
 
 export type SyncServiceDeps = {
   db: Db;
@@ -20,19 +21,34 @@ export type SyncServiceDeps = {
 };
 
 export type SyncReport = {
-  status: "ok" | "partial_failure" | "failed";
+  /** failures first; else `degraded` when a chain's writer is (lib/sync/writer-health.ts); else ok */
+  status: "ok" | "degraded" | "partial_failure" | "failed";
   trigger: Trigger;
   started_at: string;
   duration_ms: number;
   chains: ReturnType<typeof toJson>[];
   failures: { chain: string; error: string | null }[];
+  /** why chains are degraded, each prefixed with its chain's name */
+  problems: string[];
 };
 
-const toJson = (r: ChainRunResult) => ({
+const toJson = (r: ChainRunResult, writer: WriterHealth) => ({
   chain: r.chain,
   chain_id: r.chainId,
   status: r.status,
   ...(r.reason ? { reason: r.reason } : {}),
+  // Who holds the chain while this run could not take it (skipped runs only; a run that held it released it).
+  ...(r.status === "skipped" && r.writer.lease
+    ? {
+        lease: {
+          holder: r.writer.lease.holder,
+          expires_at: r.writer.lease.expiresAt.toISOString(),
+          heartbeat_at: r.writer.lease.heartbeatAt?.toISOString() ?? null,
+        },
+      }
+    : {}),
+  writer,
+  abandoned_runs: r.abandoned.length,
   from_block: r.fromBlock,
   to_block: r.toBlock,
   cursor_block: r.cursor,
@@ -54,6 +70,32 @@ export const failureStatus = (failed: number, total: number): number =>
 export const reportStatus = (report: SyncReport): number =>
   failureStatus(report.failures.length, report.chains.length);
 
+/** Retry-After of the cron's 503 when no lease expiry says better: the cron's own period. */
+const CRON_PERIOD_SECONDS = 60;
+
+/**
+ * The cron's answer: the failure rule above; else **503** (with Retry-After) once a chain was skipped
+ * `alertAfterSkips` runs in a row, so the platform's cron monitoring sees a writer that holds a chain and does not
+ * let go (a `degraded` report alone answers 200). Retry-After: seconds until the soonest held lease lapses.
+ */
+export function cronAnswer(
+  report: SyncReport,
+  alertAfterSkips: number,
+  now = Date.now(),
+): { status: number; headers?: Record<string, string> } {
+  const failed = reportStatus(report);
+  if (failed !== 200) return { status: failed };
+  const stuck = report.chains.filter(
+    (c) => c.status === "skipped" && c.writer.consecutive_skips >= alertAfterSkips,
+  );
+  if (stuck.length === 0) return { status: 200 };
+  const waits = stuck.flatMap((c) =>
+    c.lease ? [Math.ceil((Date.parse(c.lease.expires_at) - now) / 1000)] : [],
+  );
+  const seconds = waits.length ? Math.min(CRON_PERIOD_SECONDS, Math.max(1, ...waits)) : CRON_PERIOD_SECONDS;
+  return { status: 503, headers: { "retry-after": String(seconds) } };
+}
+
 /** HTTP status of a revocation reconciliation: the same rule, over its chains. */
 export const reconcileStatus = (result: { chains: readonly { status: string }[] }): number =>
   failureStatus(result.chains.filter((c) => c.status === "error").length, result.chains.length);
@@ -67,6 +109,7 @@ export function createSyncService(deps: SyncServiceDeps) {
   const chains = chainConfigs(config);
   const enabled = chains.filter((c) => c.enabled);
   const options = syncOptions(config, deps.options);
+  const rules = { leaseMs: options.leaseMs, alertAfterSkips: config.syncAlertAfterSkips };
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   let requests = 0;
   const clients = new Map<string, ChainClient>();
@@ -102,23 +145,46 @@ export function createSyncService(deps: SyncServiceDeps) {
     const failures = results
       .filter((r) => r.status === "error")
       .map((r) => ({ chain: r.chain, error: r.error }));
+    const now = new Date();
+    const chainsJson = results.map((r) => toJson(r, writerHealth(r.writer, rules, now)));
+    const problems = chainsJson.flatMap((c) => c.writer.problems.map((p) => `${c.chain}: ${p}`));
     return {
-      status: failures.length === 0 ? "ok" : failures.length < results.length ? "partial_failure" : "failed",
+      status:
+        failures.length > 0
+          ? failures.length < results.length
+            ? "partial_failure"
+            : "failed"
+          : problems.length > 0
+            ? "degraded"
+            : "ok",
       trigger,
       started_at: startedAt,
       duration_ms: Math.round(performance.now() - started),
-      chains: results.map(toJson),
+      chains: chainsJson,
       failures,
+      problems,
     };
+  }
+
+  /** The scheduled job: every enabled, unpaused chain, and the cron's HTTP answer (cronAnswer). */
+  async function cron() {
+    const report = await sync("cron");
+    return { report, ...cronAnswer(report, config.syncAlertAfterSkips) };
   }
 
   async function status() {
     const rows = await Promise.all(
-      chains.map((c) => chainStatus({ db, chain: c, client: c.enabled ? clientFor(c) : undefined })),
+      chains.map((c) => chainStatus({ db, chain: c, client: c.enabled ? clientFor(c) : undefined, rules })),
     );
     const paused = rows.filter((r) => r.enabled && r.paused).map((r) => r.chain);
+    const problems = rows
+      .filter((r) => r.enabled)
+      .flatMap((r) => r.writer.problems.map((p) => `${r.chain}: ${p}`));
     return {
       time: new Date().toISOString(),
+      /** `degraded` when an enabled chain's writer is (lib/sync/writer-health.ts); not /health's data staleness */
+      status: problems.length ? ("degraded" as const) : ("ok" as const),
+      problems,
       worker: workerSummary(
         enabled.map((c) => c.name),
         paused,
@@ -211,7 +277,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     return readWorker();
   }
 
-  return { chains, enabled, sync, status, reconcile, worker, setWorker };
+  return { chains, enabled, sync, cron, status, reconcile, worker, setWorker };
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;

@@ -2,6 +2,7 @@ import type { Db } from "../../db/client.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { ensureState, lastRuns } from "./store.js";
+import { type HealthRules, heartbeatOverdue, writerHealth, writerState } from "./writer-health.js";
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
@@ -25,8 +26,16 @@ async function liveHead(client: ChainClient | undefined): Promise<number | null>
   }
 }
 
-/** One chain's persisted sync state, its live head and lag, its last run and its lease holder. */
-export async function chainStatus(deps: { db: Db; chain: ChainConfig; client: ChainClient | undefined }) {
+/**
+ * One chain's persisted sync state, its live head and lag, its last run, its lease (holder, expiry, last heartbeat)
+ * and its writer's health (lib/sync/writer-health.ts, under the configured lease period and alert threshold).
+ */
+export async function chainStatus(deps: {
+  db: Db;
+  chain: ChainConfig;
+  client: ChainClient | undefined;
+  rules: HealthRules;
+}) {
   const { db, chain } = deps;
   const [state, runs, live] = await Promise.all([
     ensureState(db, chain),
@@ -35,8 +44,9 @@ export async function chainStatus(deps: { db: Db; chain: ChainConfig; client: Ch
   ]);
   const head = live ?? state.headBlock;
   const confirmedHead = head === null ? null : head - chain.confirmations;
-  const leaseActive =
-    state.leaseOwner !== null && state.leaseExpiresAt !== null && state.leaseExpiresAt > new Date();
+  const now = new Date();
+  const writer = writerState(state);
+  const lease = writer.lease;
   const run = runs.last;
   return {
     chain: chain.name,
@@ -54,7 +64,21 @@ export async function chainStatus(deps: { db: Db; chain: ChainConfig; client: Ch
     lag_seconds: state.cursorBlockTime
       ? Math.max(0, Math.round((Date.now() - state.cursorBlockTime.getTime()) / 1000))
       : null,
-    lease: leaseActive ? { holder: state.leaseOwner, expires_at: iso(state.leaseExpiresAt) } : null,
+    // A lapsed lease stays visible (`expired`) until a run takes the chain over: its holder died without releasing it.
+    lease: lease
+      ? {
+          holder: lease.holder,
+          expires_at: iso(lease.expiresAt),
+          heartbeat_at: iso(lease.heartbeatAt),
+          expired: lease.expiresAt <= now,
+          heartbeat_overdue: heartbeatOverdue(lease, now),
+        }
+      : null,
+    writer: writerHealth(
+      { ...writer, lastRun: run ? { status: run.status, startedAt: run.startedAt } : undefined },
+      deps.rules,
+      now,
+    ),
     last_run: run
       ? {
           status: run.status,
@@ -68,6 +92,7 @@ export async function chainStatus(deps: { db: Db; chain: ChainConfig; client: Ch
           revocations: run.revocations,
           rewound_blocks: run.rewound,
           rpc_requests: run.rpcRequests,
+          ...(run.reason ? { reason: run.reason } : {}),
           error: run.error,
         }
       : null,

@@ -22,9 +22,13 @@ export async function ensureState(db: Db, chain: { chainId: number; name: string
   return row!;
 }
 
+/** `now() + ms` in SQL: lease expiries are the database's clock, never a function's. */
+const inMs = (ms: number) => sql`now() + ${`${ms} milliseconds`}::interval`;
+
 /**
  * Takes the chain's lease if it is free, expired or already ours. One UPDATE with the condition in its WHERE: on
  * PostgreSQL a concurrent taker blocks on the row, re-checks the condition after our commit, and gets nothing.
+ * Taking it starts the holder's heartbeat and ends the chain's run of skips.
  */
 export async function acquireLease(
   db: Db,
@@ -36,7 +40,10 @@ export async function acquireLease(
     .update(syncState)
     .set({
       leaseOwner: owner,
-      leaseExpiresAt: sql`now() + ${`${ms} milliseconds`}::interval`,
+      leaseExpiresAt: inMs(ms),
+      leaseHeartbeatAt: sql`now()`,
+      leaseSkips: 0,
+      skippedSince: null,
       updatedAt: sql`now()`,
     })
     .where(
@@ -47,6 +54,48 @@ export async function acquireLease(
     )
     .returning();
   return row;
+}
+
+/**
+ * Counts a run that found the lease held by another, live-looking writer (one more skip in a row, and since when)
+ * and returns the row it saw, holder and expiry included. Nothing when the lease is free after all (released or
+ * expired since the attempt to take it): the caller tries again instead of reporting a holder that is gone.
+ */
+export async function recordSkip(db: Db, chainId: number, owner: string): Promise<SyncStateRow | undefined> {
+  const [row] = await db
+    .update(syncState)
+    .set({
+      leaseSkips: sql`${syncState.leaseSkips} + 1`,
+      skippedSince: sql`coalesce(${syncState.skippedSince}, now())`,
+    })
+    .where(
+      and(
+        eq(syncState.chainId, chainId),
+        sql`${syncState.leaseOwner} is not null and ${syncState.leaseOwner} <> ${owner} and ${syncState.leaseExpiresAt} >= now()`,
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/**
+ * One heartbeat of a live run: its run row says it is alive and, if it holds the chain's lease, the lease is renewed
+ * for another period — one statement, one clock. False when the lease was ours and is not any more (taken over
+ * after it lapsed): the run must stop, and its next commit would be refused anyway.
+ */
+export async function heartbeat(
+  db: Db,
+  b: { runId: number; chainId: number; owner: string; leaseMs: number },
+): Promise<boolean> {
+  // A data-modifying WITH runs to completion whether or not the main statement reads it.
+  const rows = await queryRows<{ chain_id: number }>(
+    db,
+    sql`with run as (update sync_runs set heartbeat_at = now() where id = ${b.runId} returning id)
+        update sync_state set lease_expires_at = ${inMs(b.leaseMs)}, lease_heartbeat_at = now()
+         where chain_id = ${b.chainId} and lease_owner = ${b.owner}
+        returning chain_id`,
+  );
+  return rows.length > 0;
 }
 
 export async function releaseLease(db: Db, chainId: number, owner: string): Promise<void> {
@@ -144,7 +193,8 @@ export async function commitBatch(db: Db, c: Commit): Promise<void> {
         cursorBlock: c.cursor,
         ...(c.cursorTime ? { cursorBlockTime: c.cursorTime } : {}),
         rangeSize: c.rangeSize,
-        leaseExpiresAt: sql`now() + ${`${c.leaseMs} milliseconds`}::interval`,
+        leaseExpiresAt: inMs(c.leaseMs),
+        leaseHeartbeatAt: sql`now()`,
         updatedAt: sql`now()`,
       })
       .where(and(eq(syncState.chainId, c.chainId), eq(syncState.leaseOwner, c.owner)))
@@ -248,18 +298,44 @@ export type RunRecord = {
   kind: "sync" | "revocations";
   trigger: string;
   startedAt: Date;
+  /** the writer running it (sync runs: the lease owner it uses) */
+  owner?: string;
 };
 
 export async function startRun(db: Db, r: RunRecord): Promise<number> {
-  // A run whose function was killed never finished its row: after an hour it is marked abandoned.
+  // A run whose function was killed never finished its row. Sync runs heartbeat and are marked abandoned a lease
+  // period after their last beat (abandonStaleRuns); anything else still running after an hour is abandoned here.
   await db.execute(sql`
     update sync_runs set status = 'abandoned', finished_at = now(), error = 'the invocation ended before the run finished'
      where chain_id = ${r.chainId} and status = 'running' and started_at < now() - interval '1 hour'`);
   const [row] = await db
     .insert(syncRuns)
-    .values({ ...r, status: "running" })
+    .values({ ...r, status: "running", heartbeatAt: sql`now()` })
     .returning({ id: syncRuns.id });
   return row!.id;
+}
+
+export type AbandonedRun = { id: number; owner: string | null; started_at: Date | string };
+
+/**
+ * Sync runs of the chain still `running` whose writer has not shown a sign of life for a lease period (killed, or
+ * stalled past its lease) become `abandoned`: by then a lease they held has lapsed too, so the chain is someone
+ * else's. A live run renews its heartbeat every third of a period, so it is never caught by this.
+ */
+export async function abandonStaleRuns(
+  db: Db,
+  chainId: number,
+  exceptRunId: number,
+  leaseMs: number,
+): Promise<AbandonedRun[]> {
+  return queryRows<AbandonedRun>(
+    db,
+    sql`update sync_runs set status = 'abandoned', finished_at = now(),
+          error = 'abandoned: its writer stopped renewing its heartbeat (killed or stalled) and its lease lapsed'
+        where chain_id = ${chainId} and kind = 'sync' and status = 'running' and id <> ${exceptRunId}
+          and coalesce(heartbeat_at, started_at) < now() - ${`${leaseMs} milliseconds`}::interval
+        returning id, owner, started_at`,
+  );
 }
 
 export type RunOutcome = {
@@ -271,6 +347,8 @@ export type RunOutcome = {
   rewound: number;
   rpcRequests: number;
   error: string | null;
+  /** why a run was skipped */
+  reason?: string | null;
 };
 
 /** Closes a run row and keeps the history bounded (the newest 1,000 runs per chain). */

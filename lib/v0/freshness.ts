@@ -9,8 +9,9 @@ import type { ChainConfig } from "../chains/registry.js";
  *
  * A chain is `stale` when its last successful sync run (ok or partial: it made progress) ended more than
  * SYNC_STALE_AFTER_SECONDS ago, and `never_synced` before its first one; either makes /health `degraded`. (The sync
- * engine's own `degraded` in /api/sync/status is a different, operator-facing rule: a writer that stopped renewing
- * its lease, skipped runs, an abandoned run. Its symptoms show here too once no run succeeds for the threshold.)
+ * engine's own `degraded` in /api/sync/status and the cron's answer is a different, operator-facing rule about the
+ * writer, lib/sync/writer-health.ts: a lease holder that stopped heartbeating, runs skipped too long, an abandoned
+ * run. Its symptoms show here too once no run succeeds for the threshold.)
  */
 export type ChainFreshness = {
   chain: string;
