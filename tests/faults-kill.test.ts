@@ -1,7 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { rm } from "node:fs/promises";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../lib/config.js";
 import { attest, revoke } from "../lib/devnet/eas.js";
@@ -14,6 +10,7 @@ import { blockNumber, mine, startTestDevnet } from "./helpers/anvil.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "./helpers/chain-truth.js";
 import { type FaultProxy, startFaultProxy } from "./helpers/rpc-fault-proxy.js";
+import { buildSyncWorkers, type SyncWorkers } from "./helpers/sync-worker.js";
 
 /**
  * A sync worker killed (SIGKILL: no cleanup, no finally, a transaction possibly open) at random points, 20 times,
@@ -26,15 +23,6 @@ const PG = process.env.DATABASE_URL;
 const KILLS = 20;
 // A fixed seed keeps CI deterministic; FAULT_SEED explores others (a failure prints its seed to replay).
 const seed = Number(process.env.FAULT_SEED ?? 20261122);
-const CHILD = fileURLToPath(new URL("./helpers/serve-sync-child.ts", import.meta.url));
-/**
- * The worker is bundled once with esbuild and run by plain node: it starts in a fraction of tsx's time (20 starts),
- * and it is one process — the tsx CLI would run the script in a grandchild that a SIGKILL to it does not reach.
- * The bundle lives under node_modules/.cache so its package imports resolve from the project.
- */
-const BUNDLE = fileURLToPath(
-  new URL(`../node_modules/.cache/lpqs-tests/sync-worker-${process.pid}.mjs`, import.meta.url),
-);
 const OPTIONS = {
   initialRange: 2,
   maxRange: 4,
@@ -47,51 +35,13 @@ const OPTIONS = {
 let devnet: Devnet;
 let app: TestApp;
 let proxy: FaultProxy;
-const live = new Set<ChildProcess>();
-
-function startWorker(dbUrl: string): { child: ChildProcess; ready: Promise<void>; lines: string[] } {
-  const child = spawn(process.execPath, [BUNDLE], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      LPQS_DB: dbUrl,
-      RPC_URL_DEVNET: proxy.url,
-      SYNC_OPTIONS: JSON.stringify(OPTIONS),
-    },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  live.add(child);
-  child.once("exit", () => live.delete(child));
-  const lines: string[] = [];
-  const ready = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("sync worker did not start")), 30_000);
-    child.once("exit", (code) => reject(new Error(`sync worker exited early (${code})`)));
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line);
-      if (line.includes('"ready"')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return { child, ready, lines };
-}
+let workers: SyncWorkers;
 
 // Needs a database shared between processes (PGlite is one process): skipped without DATABASE_URL (CI runs it on
 // its PostgreSQL pass).
 describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)", () => {
   beforeAll(async () => {
-    const { build } = await import("esbuild");
-    await build({
-      entryPoints: [CHILD],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
-      outfile: BUNDLE,
-      logLevel: "silent",
-    });
+    workers = await buildSyncWorkers();
     devnet = await startTestDevnet();
     await seedDevnet(devnet.rpcUrl, devnet.eas);
     for (let block = 0; block < 10; block++) {
@@ -112,8 +62,7 @@ describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)",
     proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0, delayMs: 40 });
   }, 120_000);
   afterAll(async () => {
-    for (const child of live) child.kill("SIGKILL");
-    await rm(BUNDLE, { force: true });
+    await workers?.dispose();
     await proxy?.close();
     await app?.close();
     await devnet?.stop();
@@ -129,13 +78,11 @@ describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)",
     let killed = 0;
     let runsSeen = 0;
     for (let k = 0; k < KILLS; k++) {
-      const worker = startWorker(dbUrl!);
+      const worker = workers.start({ dbUrl: dbUrl!, rpcUrl: proxy.url, options: OPTIONS });
       await worker.ready;
       // A random point: anywhere from the first statements of a run to a few runs in (lease waits included).
       await new Promise((r) => setTimeout(r, 50 + Math.floor(random() * 1_500)));
-      const exited = new Promise<void>((resolve) => worker.child.once("exit", () => resolve()));
-      worker.child.kill("SIGKILL");
-      await exited;
+      await worker.kill();
       killed++;
       runsSeen += worker.lines.filter((l) => l.includes('"status"')).length;
       const s = await dbState(app.db);
