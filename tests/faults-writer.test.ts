@@ -26,7 +26,9 @@ import { usingPostgres } from "./helpers/test-db.js";
  * the test's in-memory PGlite, served over PostgreSQL's wire protocol by @electric-sql/pglite-socket (the child
  * connects to it with node-postgres, as to a server). The kill is a real one either way.
  */
-const LEASE_MS = 6_000;
+// The dead holder is visible as such (heartbeat overdue) for the last third of its lease: 3 s here, many polls even on a
+// loaded machine.
+const LEASE_MS = 9_000;
 const ALERT_AFTER_SKIPS = 2;
 /** Small steps behind a slow RPC: a run lasts many seconds, so the kill lands inside one. */
 const OPTIONS = {
