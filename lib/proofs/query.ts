@@ -4,7 +4,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
 import { coversWorld, type ProofFilter, whereClause } from "./filter.js";
-import { type Cursor, keysetSegments, orderBy, type SortSpec } from "./sort.js";
+import { type Cursor, keysetSegments, orderBy, type Segment, type SortSpec } from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
 /**
@@ -178,7 +178,7 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
       ...(await db
         .select()
         .from(p)
-        .where(and(where, segment.where))
+        .where(and(segmentWhere(filter, where, segment), segment.where))
         .orderBy(...segment.orderBy)
         .limit(wanted - rows.length)),
     );
@@ -188,6 +188,23 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
   // A prev page was read backwards from its cursor.
   if (page.cursor?.direction === "prev") kept.reverse();
   return { rows: kept, total, more };
+}
+
+/**
+ * The filter's condition within one part of a keyset page. Under the OGC rule a time interval is `(event_timestamp
+ * is null or in the interval)`: an OR the planner cannot turn into an index range, so the newest-first walk would
+ * read every newer proof before the interval (350 ms for a month two months back, among a million). Within the
+ * non-null part of the event_timestamp order the condition is the interval alone (an index range), within its null
+ * part only "no event time".
+ */
+function segmentWhere(filter: ProofFilter, where: SQL | undefined, segment: Segment): SQL | undefined {
+  if (!filter.timesMatchMissing || !filter.times?.length || segment.part?.field !== "event_timestamp")
+    return where;
+  return whereClause(
+    segment.part.nulls
+      ? { ...filter, times: undefined, timesMatchMissing: false, hasEventTime: false }
+      : { ...filter, timesMatchMissing: false },
+  );
 }
 
 /**

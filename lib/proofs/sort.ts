@@ -79,7 +79,12 @@ export function orderBy(sort: SortSpec[] = DEFAULT_SORT, options: { avoidIndex?:
 export type Cursor = { direction: "next" | "prev"; position: number; values: unknown[] };
 
 /** One index range of a keyset page: its condition and its ORDER BY (in the direction the page is read). */
-export type Segment = { where: SQL | undefined; orderBy: SQL[] };
+export type Segment = {
+  where: SQL | undefined;
+  orderBy: SQL[];
+  /** For a nullable first key: the field, and whether this is its null part or its non-null part. */
+  part?: { field: string; nulls: boolean };
+};
 
 /**
  * The columns whose index is built descending with nulls last (location_proofs_order_idx, the default order); every
@@ -152,8 +157,13 @@ export function keysetSegments(
   const nonNull: Segment = {
     where: and(sql`${first.column} is not null`, seek, position),
     orderBy: nonNullOrder,
+    part: { field: first.field, nulls: false },
   };
-  const onlyNulls: Segment = { where: and(sql`${first.column} is null`, position), orderBy: restOrder };
+  const onlyNulls: Segment = {
+    where: and(sql`${first.column} is null`, position),
+    orderBy: restOrder,
+    part: { field: first.field, nulls: true },
+  };
   // Reading forward, the nulls come after every value; backward, before. A cursor on a null has no non-null part
   // ahead of it (forward), one with a value no null part behind it (backward).
   if (!backward) return cursor && v0 === null ? [onlyNulls] : [nonNull, onlyNulls];
