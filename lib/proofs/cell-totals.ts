@@ -1,7 +1,7 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { proofCellCounts as cc, locationProofs as p, singleCell } from "../../db/schema.js";
-import { coversWorld, overlaps, type ProofFilter } from "./filter.js";
+import { coversWorld, overlaps, type ProofFilter, pointCoordinatesIn } from "./filter.js";
 
 /**
  * The count of a bbox on chain and revoked, from proof_cell_counts (db/schema.ts): exact, without visiting the
@@ -16,8 +16,8 @@ import { coversWorld, overlaps, type ProofFilter } from "./filter.js";
  *    found by the GiST index on those strips (a thin frame: a few per cent of the box);
  * 3. the proofs whose bounds span a grid line (or cross the antimeridian): counted from the rows through the small
  *    partial GiST index that holds only them.
- * Parts 2 and 3 test the full bbox condition (bounds or point, lib/proofs/filter.ts), so the sum is exactly the
- * count of the filter. Undefined for a filter of another shape, a box crossing the antimeridian, or a box with
+ * Part 3 tests the full bbox condition (bounds or point, lib/proofs/filter.ts), part 2 the strips (inside the box)
+ * and, for the point target, the point; so the sum is exactly the count of the filter. Undefined for a filter of another shape, a box crossing the antimeridian, or a box with
  * fewer than 2 × 2 interior cells (few matches: counting the rows is as fast).
  */
 export async function countFromCells(
@@ -60,7 +60,19 @@ export async function countFromCells(
 
   const inInteriorCell = sql`(floor(${p.minLon}) between ${x0} and ${x1 - 1} and floor(${p.minLat}) between ${y0} and ${y1 - 1})`;
   const strips = sql`(${overlaps(b.minLon, b.minLat, x0, b.maxLat)} or ${overlaps(x1, b.minLat, b.maxLon, b.maxLat)} or ${overlaps(x0, b.minLat, x1, y0)} or ${overlaps(x0, y1, x1, b.maxLat)})`;
-  const edges = await countRows({ ...f, where: [singleCell(p), strips, sql`not ${inInteriorCell}`] });
+  // The strips lie in the box, so bounds that meet one meet the box: the box itself is left out of this count's
+  // condition, or the planner would AND its whole index range (every match) with the strips'.
+  const edges = await countRows({
+    ...f,
+    bbox: undefined,
+    bboxOn: undefined,
+    where: [
+      singleCell(p),
+      strips,
+      sql`not ${inInteriorCell}`,
+      ...(f.bboxOn === "point" ? [pointCoordinatesIn(b)] : []),
+    ],
+  });
   const spanning = await countRows({ ...f, where: [sql`not ${singleCell(p)}`] });
   return interior + edges + spanning;
 }

@@ -80,11 +80,16 @@ function boundsIntersect(b: Bbox): SQL {
  * finds the candidates (exact for point proofs, most of them) and the comparison on the point decides.
  */
 function pointInside(b: Bbox): SQL {
+  return sql`(${boundsIntersect(b)} and ${pointCoordinatesIn(b)})`;
+}
+
+/** The representative point's coordinates lie in the box (no index condition: pointInside adds the bounds'). */
+export function pointCoordinatesIn(b: Bbox): SQL {
   const lon =
     b.minLon <= b.maxLon
       ? sql`${p.longitude} between ${b.minLon}::float8 and ${b.maxLon}::float8`
       : sql`(${p.longitude} >= ${b.minLon}::float8 or ${p.longitude} <= ${b.maxLon}::float8)`;
-  return sql`(${boundsIntersect(b)} and ${lon} and ${p.latitude} between ${b.minLat}::float8 and ${b.maxLat}::float8)`;
+  return sql`(${lon} and ${p.latitude} between ${b.minLat}::float8 and ${b.maxLat}::float8)`;
 }
 
 /**
