@@ -7,6 +7,7 @@ import { serve } from "../lib/local/http-server.js";
 import { scanApi } from "../lib/local/route-table.js";
 import { createRouter } from "../lib/local/router.js";
 import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 import { restrictedPaths } from "./helpers/routes.js";
 
 /**
@@ -149,7 +150,7 @@ describe("without CRON_SECRET", () => {
 
   it("over a real socket, the dev server overwrites a forged x-real-ip with the socket address", async () => {
     configure({});
-    const { server, url } = await serve(createRouter(ROOT), 0);
+    const { server, url } = await serve(recordingRouter(createRouter(ROOT)), 0);
     try {
       // The request comes from loopback, so it is accepted whatever it claims; and a route that reports the
       // address it sees proves the overwrite: the rate-limit key of a public route follows the socket.

@@ -13,6 +13,7 @@ import { loadConfig, setConfig } from "../lib/config.js";
 import { createRouter, type Router } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { ROOT } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 import { startTcpFaultProxy, type TcpFaultProxy } from "./helpers/tcp-fault-proxy.js";
 import { openTestDb, usingPostgres } from "./helpers/test-db.js";
 import { startWsBridge } from "./helpers/ws-bridge.js";
@@ -106,7 +107,7 @@ describe.skipIf(!usingPostgres()).each(["pg", "neon"] as const)(
       // proxy's port whatever host the URL names).
       handle = await connect(proxy.via(testDb.url!), driver, config.database);
       setDatabase(handle);
-      router = createRouter(ROOT);
+      router = recordingRouter(createRouter(ROOT));
     });
     afterAll(async () => {
       setDatabase(undefined);

@@ -6,6 +6,7 @@ import { serve } from "../lib/local/http-server.js";
 import { createRouter, type Router } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 
 /**
  * Hostile HTTP on the wire, against the local server (lib/local/http-server.ts) over real sockets: methods no
@@ -119,7 +120,7 @@ function expectJsonError(res: Raw, status: number, code?: string) {
 beforeAll(async () => {
   app = await createTestApp({ CRON_SECRET: "s3cret" });
   await insertProofs(app.db, sampleProofs({ count: 20, seed: 4 }));
-  ({ server } = await serve(createRouter(ROOT), 0, "127.0.0.1", LIMITS));
+  ({ server } = await serve(recordingRouter(createRouter(ROOT)), 0, "127.0.0.1", LIMITS));
   port = (server.address() as { port: number }).port;
   // A stand-in router whose one handler reads any request body whole (the api/ routes cap theirs at 16 KiB, below
   // the server's 1 MiB): the server and its body stream are the real ones.

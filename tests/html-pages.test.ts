@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, setConfig } from "../lib/config.js";
 import { createRouter } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { createTestApp, ROOT, type TestApp } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 
 /**
  * Content negotiation of the pages a person opens (the root and the native list; the OGC resources share the same
@@ -137,7 +138,7 @@ describe("errors asked for as HTML", () => {
 
 describe("without a database", () => {
   it("the root page still renders and says the counts are unavailable; the list is a 503 page naming the setting", async () => {
-    const router = createRouter(ROOT);
+    const router = recordingRouter(createRouter(ROOT));
     setConfig(loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0", VERCEL: "1" }));
     setDatabase(undefined);
     try {

@@ -3,6 +3,7 @@ import { setDatabase } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
 import { createRouter, type Router } from "../lib/local/router.js";
 import { ROOT } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 
 /**
  * On Vercel without DATABASE_URL, or with a malformed one, the service answers a clear 503 naming the setting (not
@@ -13,7 +14,7 @@ let router: Router;
 const writes: string[] = [];
 
 beforeAll(() => {
-  router = createRouter(ROOT);
+  router = recordingRouter(createRouter(ROOT));
   vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
     writes.push(String(chunk));
     return true;

@@ -5,6 +5,7 @@ import { loadConfig, setConfig } from "../lib/config.js";
 import { createRouter } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { ROOT } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 import { openTestDb, usingPostgres } from "./helpers/test-db.js";
 import { startWsBridge } from "./helpers/ws-bridge.js";
 
@@ -45,7 +46,7 @@ describe.skipIf(!usingPostgres())(
       setConfig(loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
       setDatabase(neon);
       try {
-        const res = await createRouter(ROOT).handle(
+        const res = await recordingRouter(createRouter(ROOT)).handle(
           new Request("http://localhost/api/v0/location-proofs?includeRevoked=true&limit=5"),
         );
         expect(res.status).toBe(200);

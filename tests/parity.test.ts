@@ -5,6 +5,7 @@ import { createRouter } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { node24Binary } from "../scripts/build-output.js";
 import { ROOT } from "./helpers/app.js";
+import { recordingRouter } from "./helpers/contract.js";
 import { apiRoutes } from "./helpers/routes.js";
 import { openTestDb, usingPostgres } from "./helpers/test-db.js";
 import { builtOutputCopy, serveOutput } from "./helpers/vercel-output.js";
@@ -62,7 +63,7 @@ beforeAll(async () => {
   };
   setConfig(loadConfig(env));
   setDatabase(db);
-  local = createRouter(ROOT);
+  local = recordingRouter(createRouter(ROOT));
   output = builtOutputCopy();
   server = await serveOutput(output.dir, NODE24!, env);
   const first = await local.handle(
@@ -275,7 +276,11 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
         { path: "/", headers: { accept: BROWSER } },
         { path: "/api/v0/location-proofs?limit=1", headers: { accept: BROWSER } },
       ];
-      const { compared, differences } = await compareAll(createRouter(ROOT), misconfigured.url, list);
+      const { compared, differences } = await compareAll(
+        recordingRouter(createRouter(ROOT)),
+        misconfigured.url,
+        list,
+      );
       console.log(`parity (misconfigured): ${compared} requests compared, ${differences.length} differences`);
       expect(differences).toEqual([]);
       const health = await fetch(`${misconfigured.url}/health`, { headers: HEADERS });

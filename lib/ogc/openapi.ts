@@ -104,25 +104,37 @@ const itemsParameters = (c: Collection): Param[] => [
   ),
 ];
 
-const jsonResponse = (description: string, type: string = MEDIA.json) => ({
+const jsonResponse = (description: string, schema: string, type: string = MEDIA.json) => ({
   description,
-  content: { [type]: { schema: { type: "object" } }, [MEDIA.html]: { schema: { type: "string" } } },
+  content: {
+    [type]: { schema: { $ref: `#/components/schemas/${schema}` } },
+    [MEDIA.html]: { schema: { type: "string" } },
+  },
 });
 
+/** An error: the exception object, or — for a client that asked for HTML — a page with the same status. */
+const exception = (description: string) => ({
+  description,
+  content: {
+    [MEDIA.json]: { schema: { $ref: "#/components/schemas/exception" } },
+    [MEDIA.html]: { schema: { type: "string" } },
+  },
+});
+
+/**
+ * Every status a resource answers GET with besides its 200 (tests/helpers/contract.ts holds each response of the
+ * test suite to this list). A path that does not exist is a 404, a method a path does not offer a 405 with Allow.
+ */
 const errors = {
-  "400": {
-    description: "Invalid or unknown parameter",
-    content: { [MEDIA.json]: { schema: { $ref: "#/components/schemas/exception" } } },
-  },
-  "404": {
-    description: "Not found",
-    content: { [MEDIA.json]: { schema: { $ref: "#/components/schemas/exception" } } },
-  },
-  "500": {
-    description: "Server error",
-    content: { [MEDIA.json]: { schema: { $ref: "#/components/schemas/exception" } } },
-  },
+  "304": { description: "Not modified: the If-None-Match entity tag still matches" },
+  "400": exception("Invalid, unknown or repeated parameter"),
+  "404": exception("Not found"),
+  "429": exception("Too many requests (see Retry-After)"),
+  "500": exception("Server error"),
+  "503": exception("The database is unavailable (see Retry-After), or the service is misconfigured"),
 };
+
+const links = () => ({ type: "array", items: { $ref: "#/components/schemas/link" } });
 
 type Op = (
   summary: string,
@@ -148,12 +160,12 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
     [`/collections/${c.id}`]: op(
       `The ${c.id} collection`,
       `describe${name}`,
-      jsonResponse("Collection metadata with its extent"),
+      jsonResponse("Collection metadata with its extent", "collection"),
     ),
     [`/collections/${c.id}/queryables`]: op(
       `Queryables of ${c.id}`,
       `getQueryables${name}`,
-      jsonResponse("JSON Schema of the filterable properties", MEDIA.schema),
+      jsonResponse("JSON Schema of the filterable properties", "queryables", MEDIA.schema),
     ),
     [`/collections/${c.id}/items`]: op(
       `Features of ${c.id}`,
@@ -247,19 +259,23 @@ export function openApiDocument(request: Request) {
       "/": op(
         "Landing page",
         "getLandingPage",
-        jsonResponse("Links to the API definition, conformance and data"),
+        jsonResponse("Links to the API definition, conformance and data", "landingPage"),
       ),
       "/conformance": op(
         "Conformance declaration",
         "getConformance",
-        jsonResponse("The conformance classes implemented"),
+        jsonResponse("The conformance classes implemented", "confClasses"),
       ),
       "/api": op(
         "This API definition",
         "getApi",
-        jsonResponse("OpenAPI 3.0 (JSON) or its HTML rendering", MEDIA.openapi),
+        jsonResponse("OpenAPI 3.0 (JSON) or its HTML rendering", "openapi", MEDIA.openapi),
       ),
-      "/collections": op("Feature collections", "getCollections", jsonResponse("The collections")),
+      "/collections": op(
+        "Feature collections",
+        "getCollections",
+        jsonResponse("The collections", "collections"),
+      ),
       ...Object.assign({}, ...Object.values(COLLECTIONS).map((c) => collectionPaths(c, op))),
     },
     components: {
@@ -298,6 +314,68 @@ export function openApiDocument(request: Request) {
           properties: { type: { type: "string" } },
         },
         ...Object.assign({}, ...Object.values(COLLECTIONS).map(featureSchemas)),
+        landingPage: {
+          type: "object",
+          required: ["links"],
+          properties: { title: { type: "string" }, description: { type: "string" }, links: links() },
+        },
+        confClasses: {
+          type: "object",
+          required: ["conformsTo"],
+          properties: { conformsTo: { type: "array", items: { type: "string" } } },
+        },
+        collection: {
+          type: "object",
+          required: ["id", "links"],
+          properties: {
+            id: { type: "string" },
+            title: { type: "string" },
+            description: { type: "string" },
+            itemType: { type: "string" },
+            crs: { type: "array", items: { type: "string" } },
+            storageCrs: { type: "string" },
+            extent: {
+              type: "object",
+              properties: {
+                spatial: {
+                  type: "object",
+                  properties: {
+                    bbox: { type: "array", items: { type: "array", items: { type: "number" } } },
+                  },
+                },
+                temporal: {
+                  type: "object",
+                  properties: {
+                    interval: {
+                      type: "array",
+                      items: { type: "array", items: { type: "string", nullable: true } },
+                    },
+                  },
+                },
+              },
+            },
+            links: links(),
+          },
+        },
+        collections: {
+          type: "object",
+          required: ["links", "collections"],
+          properties: {
+            links: links(),
+            collections: { type: "array", items: { $ref: "#/components/schemas/collection" } },
+          },
+        },
+        queryables: {
+          type: "object",
+          description: "JSON Schema (2020-12) of the properties a filter may name",
+          required: ["type", "properties"],
+          properties: { type: { type: "string", enum: ["object"] }, properties: { type: "object" } },
+        },
+        openapi: {
+          type: "object",
+          required: ["openapi", "info", "paths"],
+          properties: { openapi: { type: "string" } },
+        },
         link: {
           type: "object",
           required: ["href", "rel"],

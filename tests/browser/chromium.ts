@@ -5,6 +5,7 @@ import { serve } from "../../lib/local/http-server.js";
 import { createRouter } from "../../lib/local/router.js";
 import { insertProofs, type sampleProofs } from "../../lib/local/sample-proofs.js";
 import { createTestApp, ROOT, type TestApp } from "../helpers/app.js";
+import { recordingRouter } from "../helpers/contract.js";
 
 /**
  * Headless Chromium (Debian's `chromium`) for the browser suites, and a page opener that records everything a
@@ -35,7 +36,7 @@ export async function startSite(
 ): Promise<Site> {
   const app = await createTestApp(env);
   await insertProofs(app.db, rows);
-  const { server, url } = await serve(createRouter(ROOT), 0);
+  const { server, url } = await serve(recordingRouter(createRouter(ROOT)), 0);
   const browser = await launchChromium();
   return {
     app,

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { type DbHandle, setDatabase } from "../../db/client.js";
 import { loadConfig, setConfig } from "../../lib/config.js";
 import { createRouter } from "../../lib/local/router.js";
+import { recordingRouter } from "./contract.js";
 import { openTestDb } from "./test-db.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -22,7 +23,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   const handle = await openTestDb();
   setConfig(loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0", ...env }));
   setDatabase(handle);
-  const router = createRouter(ROOT);
+  // Every answer is checked against the API documents after the file (tests/helpers/contract.ts).
+  const router = recordingRouter(createRouter(ROOT));
   const request = (path: string, init?: RequestInit) =>
     router.handle(new Request(new URL(path, TEST_BASE), init));
   return {
