@@ -145,7 +145,8 @@ describe("proof_counts", () => {
     }
     const none = [
       { prover: `0x${"1".repeat(40)}` },
-      { bbox: { minLon: 0, minLat: 0, maxLon: 10, maxLat: 10 } },
+      // A box with fewer than 2 × 2 whole cells inside (a larger one is answered by proof_cell_counts).
+      { bbox: { minLon: 0.5, minLat: 0.5, maxLon: 2.5, maxLat: 2.5 } },
       { times: [{ start: at(30) }], prover: `0x${"1".repeat(40)}` },
       { times: [{ start: at(30) }], hasCoordinates: true },
       { times: [{ start: at(30) }, { end: at(5) }] },
