@@ -203,6 +203,9 @@ export const proofCellCounts = pgTable(
   },
   (t) => [
     primaryKey({ name: "proof_cell_counts_pkey", columns: [t.chain, t.revoked, t.cellLon, t.cellLat] }),
+    // A bbox reads a range of cells whatever the chain (the key above leads with chain): without this, a sum over a
+    // continent's cells scanned the whole table (19 ms at 1M proofs spread over the globe).
+    index("proof_cell_counts_cell_idx").on(t.cellLon, t.cellLat),
   ],
 );
 

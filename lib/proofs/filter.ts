@@ -83,13 +83,20 @@ function pointInside(b: Bbox): SQL {
   return sql`(${boundsIntersect(b)} and ${pointCoordinatesIn(b)})`;
 }
 
-/** The representative point's coordinates lie in the box (no index condition: pointInside adds the bounds'). */
+/**
+ * The representative point's coordinates lie in the box. Never an index condition (pointInside adds the bounds'
+ * GiST condition, which finds the candidates): written over coalesce(x, x), which the longitude and latitude btrees
+ * (there for sortby) cannot serve — else the planner, trusting its flat estimate for the GiST condition, ANDs in a
+ * btree range over a whole continent's longitudes (137,000 entries: 24 ms at 1M).
+ */
 export function pointCoordinatesIn(b: Bbox): SQL {
+  const x = sql`coalesce(${p.longitude}, ${p.longitude})`;
+  const y = sql`coalesce(${p.latitude}, ${p.latitude})`;
   const lon =
     b.minLon <= b.maxLon
-      ? sql`${p.longitude} between ${b.minLon}::float8 and ${b.maxLon}::float8`
-      : sql`(${p.longitude} >= ${b.minLon}::float8 or ${p.longitude} <= ${b.maxLon}::float8)`;
-  return sql`(${lon} and ${p.latitude} between ${b.minLat}::float8 and ${b.maxLat}::float8)`;
+      ? sql`${x} between ${b.minLon}::float8 and ${b.maxLon}::float8`
+      : sql`(${x} >= ${b.minLon}::float8 or ${x} <= ${b.maxLon}::float8)`;
+  return sql`(${lon} and ${y} between ${b.minLat}::float8 and ${b.maxLat}::float8)`;
 }
 
 /**
