@@ -45,6 +45,13 @@ export const singleCell = (t: Bounds) =>
   sql`(${t.minLon} <= ${t.maxLon} and floor(${t.minLon}) = floor(${t.maxLon}) and floor(${t.minLat}) = floor(${t.maxLat}))`;
 
 /**
+ * boundsBox in a form of its own (translated by nothing), for the partial GiST index over the proofs that are not
+ * singleCell: a condition on this expression can only be answered by that index (lib/proofs/filter.ts,
+ * spanningBoundsIntersect).
+ */
+export const spanningBoundsBox = (t: Bounds) => sql`(${boundsBox(t)} + point(0, 0))`;
+
+/**
  * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):
  * the decoded GeoJSON, a representative point and the geometry's bounds (west > east across the antimeridian), which
  * a GiST index over a `box` expression (boundsBox) serves for bbox filters on PGlite, PostgreSQL and Neon alike.
@@ -119,8 +126,8 @@ export const locationProofs = pgTable(
       .using("gist", boundsBox(t))
       .where(sql`${t.minLon} > ${t.maxLon}`),
     // The proofs whose bounds are not within one 1° cell (singleCell): a bbox count adds them to the cell totals.
-    index("location_proofs_multi_cell_bounds_gist")
-      .using("gist", boundsBox(t))
+    index("location_proofs_spanning_bounds_gist")
+      .using("gist", spanningBoundsBox(t))
       .where(sql`not ${singleCell(t)}`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
     // bbox and a datetime counts them apart (lib/proofs/query.ts, countParts), through this small index.

@@ -1,7 +1,13 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { proofCellCounts as cc, locationProofs as p, singleCell } from "../../db/schema.js";
-import { coversWorld, overlaps, type ProofFilter, pointCoordinatesIn } from "./filter.js";
+import {
+  coversWorld,
+  overlaps,
+  type ProofFilter,
+  pointCoordinatesIn,
+  spanningBoundsIntersect,
+} from "./filter.js";
 
 /**
  * The count of a bbox on chain and revoked, from proof_cell_counts (db/schema.ts): exact, without visiting the
@@ -16,8 +22,9 @@ import { coversWorld, overlaps, type ProofFilter, pointCoordinatesIn } from "./f
  *    found by the GiST index on those strips (a thin frame: a few per cent of the box);
  * 3. the proofs whose bounds span a grid line (or cross the antimeridian): counted from the rows through the small
  *    partial GiST index that holds only them.
- * Part 3 tests the full bbox condition (bounds or point, lib/proofs/filter.ts), part 2 the strips (inside the box)
- * and, for the point target, the point; so the sum is exactly the count of the filter. Undefined for a filter of another shape, a box crossing the antimeridian, or a box with
+ * Part 3 tests the box on the spanning proofs' own index expression (spanningBoundsIntersect: a plain box and the
+ * box 360° east, where the unwrapped east part of bounds across the antimeridian lies), part 2 the strips (inside
+ * the box); both test the point too for the point target; so the sum is exactly the count of the filter. Undefined for a filter of another shape, a box crossing the antimeridian, or a box with
  * fewer than 2 × 2 interior cells (few matches: counting the rows is as fast).
  */
 export async function countFromCells(
@@ -73,6 +80,15 @@ export async function countFromCells(
       ...(f.bboxOn === "point" ? [pointCoordinatesIn(b)] : []),
     ],
   });
-  const spanning = await countRows({ ...f, where: [sql`not ${singleCell(p)}`] });
+  const spanning = await countRows({
+    ...f,
+    bbox: undefined,
+    bboxOn: undefined,
+    where: [
+      sql`not ${singleCell(p)}`,
+      spanningBoundsIntersect(b),
+      ...(f.bboxOn === "point" ? [pointCoordinatesIn(b)] : []),
+    ],
+  });
   return interior + edges + spanning;
 }
