@@ -7,6 +7,7 @@ import {
   type ProofFilter,
   pointCoordinatesIn,
   spanningBoundsIntersect,
+  testsOnly,
 } from "./filter.js";
 
 /**
@@ -34,17 +35,7 @@ export async function countFromCells(
 ): Promise<number | undefined> {
   const b = f.bbox;
   if (!b || coversWorld(b) || b.minLon > b.maxLon || f.bboxMatchesMissing) return undefined;
-  if (
-    f.uid !== undefined ||
-    f.prover !== undefined ||
-    f.subject !== undefined ||
-    (f.times?.length ?? 0) > 0 ||
-    f.hasEventTime !== undefined ||
-    f.hasCoordinates !== undefined ||
-    (f.where?.length ?? 0) > 0
-  ) {
-    return undefined;
-  }
+  if (!testsOnly(f, ["chains", "bbox"])) return undefined;
   const [x0, x1, y0, y1] = [
     Math.ceil(b.minLon),
     Math.floor(b.maxLon),

@@ -47,6 +47,26 @@ export type ProofFilter = {
 
 export type SpatialTarget = "bounds" | "point";
 
+/** Fields that only qualify another (how a bbox or a time interval is tested), or the default revoked rule. */
+const QUALIFIERS = new Set<keyof ProofFilter>([
+  "bboxOn",
+  "bboxMatchesMissing",
+  "timesMatchMissing",
+  "includeRevoked",
+]);
+
+/**
+ * Whether the filter tests nothing but the `allowed` fields (an empty list counts as unset; qualifiers and the revoked
+ * rule are always allowed): what decides whether a totals table can answer its count (lib/proofs/totals.ts).
+ */
+export const testsOnly = (f: ProofFilter, allowed: readonly (keyof ProofFilter)[]): boolean =>
+  (Object.keys(f) as (keyof ProofFilter)[]).every((k) => {
+    const v = f[k];
+    return (
+      v === undefined || (Array.isArray(v) && v.length === 0) || QUALIFIERS.has(k) || allowed.includes(k)
+    );
+  });
+
 /** The box expression the GiST index is built on (db/schema.ts); the query must use the same expression. */
 const BOUNDS = boundsBox(p);
 

@@ -2,7 +2,7 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { proofCounts as c, proofDayCounts as dc } from "../../db/schema.js";
 import { countFromCells } from "./cell-totals.js";
-import { coversWorld, type ProofFilter, type TimeInterval } from "./filter.js";
+import { coversWorld, type ProofFilter, type TimeInterval, testsOnly } from "./filter.js";
 
 const DAY_MS = 86_400_000;
 
@@ -32,18 +32,9 @@ async function sumOf(db: Db, select: SQL, where: SQL | undefined) {
   return Number(row?.n ?? 0);
 }
 
-/** Whether a filter tests anything but the given dimensions (then the totals cannot answer it). */
-const usesRowsBeyond = (f: ProofFilter, allowTimes: boolean) =>
-  f.uid !== undefined ||
-  f.prover !== undefined ||
-  f.subject !== undefined ||
-  (!allowTimes && ((f.times?.length ?? 0) > 0 || f.hasEventTime !== undefined)) ||
-  (f.where?.length ?? 0) > 0 ||
-  (f.bbox !== undefined && !coversWorld(f.bbox));
-
 /** The condition on proof_counts equivalent to the filter, or null when there is none. */
 function totalsCondition(f: ProofFilter): SQL | undefined | null {
-  if (usesRowsBeyond(f, false)) return null;
+  if (!testsOnly(f, ["chains", "hasCoordinates", "bbox"]) || (f.bbox && !coversWorld(f.bbox))) return null;
   const parts: SQL[] = [];
   if (!f.includeRevoked) parts.push(eq(c.revoked, false));
   if (f.chains?.length) parts.push(inArray(c.chain, f.chains));
@@ -70,9 +61,9 @@ async function countFromDayTotals(
   f: ProofFilter,
   countRows: (f: ProofFilter) => Promise<number>,
 ): Promise<number | undefined> {
-  if (usesRowsBeyond(f, true) || f.hasCoordinates !== undefined) return undefined;
-  // A world bbox is answered here only under the OGC rule, where it is no condition at all.
-  if (f.bbox && !f.bboxMatchesMissing) return undefined;
+  if (!testsOnly(f, ["chains", "times", "hasEventTime", "bbox"])) return undefined;
+  // A bbox is answered here only when it is no condition at all: the whole world under the OGC rule.
+  if (f.bbox && !(coversWorld(f.bbox) && f.bboxMatchesMissing)) return undefined;
   const times = f.times ?? [];
   const parts: SQL[] = [];
   if (!f.includeRevoked) parts.push(eq(dc.revoked, false));

@@ -58,8 +58,6 @@ async function listPage(request: Request, q: ListQuery) {
   return { doc, start: page.start };
 }
 
-export const listLocationProofs = async (request: Request, q: ListQuery) => (await listPage(request, q)).doc;
-
 /** The native list in the negotiated format: JSON (the default), or a page for a browser (same data). */
 export async function listResource(request: Request, q: ListQuery): Promise<Response> {
   const { doc, start } = await listPage(request, q);
