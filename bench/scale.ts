@@ -236,7 +236,7 @@ const local = (href: string) => {
   return `${u.pathname}${u.search}`;
 };
 
-type Page = { uids: string[]; next: string | null; matched?: number; exact?: boolean };
+type Page = { uids: string[]; next: string | null; matched?: number };
 function pageOf(path: string, body: ArrayBuffer): Page {
   const doc = JSON.parse(new TextDecoder().decode(body));
   if (path.startsWith(V0)) {
@@ -244,7 +244,6 @@ function pageOf(path: string, body: ArrayBuffer): Page {
       uids: doc.data.map((p: { uid: string }) => p.uid),
       next: doc.pagination.next ? local(doc.pagination.next) : null,
       matched: doc.pagination.total,
-      exact: doc.pagination.total_exact ?? true,
     };
   }
   const next = doc.links.find((l: { rel: string }) => l.rel === "next");
@@ -330,8 +329,7 @@ async function main() {
         percentile(sqlTimes, 0.99),
       ];
       latency[r.name] = { http: h50, sql: s50 };
-      const matched =
-        last?.matched === undefined ? "omitted" : `${last.exact === false ? "~" : ""}${last.matched}`;
+      const matched = last?.matched === undefined ? "omitted" : String(last.matched);
       say(
         `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ITERATIONS).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
       );
