@@ -1,5 +1,5 @@
-import type { LocationProofRow } from "../../db/schema.js";
 import { ogcProperties } from "../proofs/properties.js";
+import type { ProofRow } from "../proofs/rows.js";
 import type { Collection } from "./vocabulary.js";
 
 type GeoJsonGeometry = { type: string; coordinates?: unknown; geometries?: unknown[] };
@@ -12,7 +12,7 @@ type GeoJsonGeometry = { type: string; coordinates?: unknown; geometries?: unkno
  * - `shape` (location-proof-shapes): the decoded geometry, with a GeoJSON `bbox` member when it is not a point
  *   (west > east when it crosses the antimeridian, RFC 7946 §5.2).
  */
-export function toFeature(row: LocationProofRow, collection: Pick<Collection, "geometry">) {
+export function toFeature(row: ProofRow, collection: Pick<Collection, "geometry">) {
   const properties = ogcProperties(row);
   if (collection.geometry === "point") {
     const point: GeoJsonGeometry | null =

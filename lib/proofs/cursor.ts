@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { LocationProofRow } from "../../db/schema.js";
+import type { ProofRow } from "./rows.js";
 import { type Cursor, type SortKey, type SortSpec, sortKeys, sortSignature } from "./sort.js";
 import { inTimestampRange } from "./timestamps.js";
 
@@ -25,7 +25,7 @@ const checksum = (payload: string) =>
 export function encodeCursor(
   sort: SortSpec[] | undefined,
   direction: Cursor["direction"],
-  row: LocationProofRow,
+  row: ProofRow,
   position: number,
 ) {
   const values = sortKeys(sort).map((k) => k.value(row));

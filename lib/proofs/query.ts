@@ -2,8 +2,9 @@ import { and, asc, count, eq, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { type Db, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
-import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
+import { locationProofs as p } from "../../db/schema.js";
 import { coversWorld, type ProofFilter, whereClause } from "./filter.js";
+import { type ProofRow, selectProofs } from "./rows.js";
 import { type Cursor, keysetSegments, orderBy, type Segment, type SortSpec } from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
@@ -15,7 +16,7 @@ export type Page = { limit: number; offset?: number; cursor?: Cursor; sort?: Sor
 
 export type PageResult = {
   /** in the sort's order, whichever direction the page was read */
-  rows: LocationProofRow[];
+  rows: ProofRow[];
   total: number;
   /**
    * Whether more matches lie beyond the page in the direction it was read: after it (first, offset and `next`
@@ -162,25 +163,23 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
   const wanted = page.limit + 1;
   if (!page.cursor && page.offset) {
     if (page.offset >= total) return { rows: [], total, more: false };
-    const rows = await db
-      .select()
-      .from(p)
-      .where(where)
-      .orderBy(...orderBy(page.sort, { avoidIndex: selective }))
-      .limit(wanted)
-      .offset(page.offset);
+    const rows = await selectProofs(db, {
+      where,
+      orderBy: orderBy(page.sort, { avoidIndex: selective }),
+      limit: wanted,
+      offset: page.offset,
+    });
     return { rows: rows.slice(0, page.limit), total, more: rows.length > page.limit };
   }
-  const rows: LocationProofRow[] = [];
+  const rows: ProofRow[] = [];
   for (const segment of keysetSegments(page.sort, page.cursor, { avoidIndex: selective })) {
     if (rows.length >= wanted) break;
     rows.push(
-      ...(await db
-        .select()
-        .from(p)
-        .where(and(segmentWhere(filter, where, segment), segment.where))
-        .orderBy(...segment.orderBy)
-        .limit(wanted - rows.length)),
+      ...(await selectProofs(db, {
+        where: and(segmentWhere(filter, where, segment), segment.where),
+        orderBy: segment.orderBy,
+        limit: wanted - rows.length,
+      })),
     );
   }
   const more = rows.length > page.limit;
@@ -211,7 +210,7 @@ function segmentWhere(filter: ProofFilter, where: SQL | undefined, segment: Segm
  * One proof by uid, revoked or not. A uid is unique per chain; should two chains ever hold the same uid, the one of
  * the lowest chain id is returned (deterministically).
  */
-export async function findProofByUid(db: Db, uid: string): Promise<LocationProofRow | undefined> {
-  const [row] = await db.select().from(p).where(eq(p.uid, uid)).orderBy(asc(p.chainId)).limit(1);
+export async function findProofByUid(db: Db, uid: string): Promise<ProofRow | undefined> {
+  const [row] = await selectProofs(db, { where: eq(p.uid, uid), orderBy: [asc(p.chainId)], limit: 1 });
   return row;
 }

@@ -1,6 +1,6 @@
 import { type AnyColumn, and, or, type SQL, sql } from "drizzle-orm";
-import type { LocationProofRow } from "../../db/schema.js";
 import { type PropertyType, proofProperty } from "./properties.js";
+import type { ProofRow } from "./rows.js";
 
 /** `field` is a sortable property of the catalogue (lib/proofs/properties.ts); sortby checks it. */
 export type SortSpec = { field: string; descending: boolean };
@@ -16,7 +16,7 @@ export type SortKey = {
   nullable: boolean;
   type: PropertyType;
   /** the key's value in a row, as the catalogue serialises it (timestamps as ISO strings): what a cursor holds */
-  value: (row: LocationProofRow) => unknown;
+  value: (row: ProofRow) => unknown;
 };
 
 function key(field: string, descending: boolean): SortKey {

@@ -21,3 +21,16 @@ export const inTimestampRange = (d: Date): boolean =>
  * the plain 10000-01-01 it accepts.
  */
 export const sqlTimestamp = (d: Date): SQL => sql`${d.toISOString().replace(/^\+0*/, "")}::timestamptz`;
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
+
+/**
+ * Exactly `d.toISOString()`, in about 40% of its time: V8's own takes ~0.8 µs here, and a 1,000-proof page writes
+ * ~3,000 instants. Years outside 1000–9999 (and an invalid date, which throws) are left to toISOString.
+ */
+export function isoString(d: Date): string {
+  const year = d.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return d.toISOString();
+  return `${year}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${pad3(d.getUTCMilliseconds())}Z`;
+}
