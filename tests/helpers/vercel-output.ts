@@ -27,23 +27,44 @@ export function builtOutputCopy(): { dir: string; remove(): void } {
  * Starts tests/helpers/vercel-output-server.ts over an output directory on the given Node, with only `env` (and
  * `nodeArgs`, e.g. --cpu-prof, before the script). `pid` lets a benchmark read the server's CPU time.
  */
-export async function serveOutput(
+export function serveOutput(
   output: string,
   node: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
-): Promise<{ url: string; version: string; pid: number; stop(): Promise<void> }> {
-  const script = join(dirname(output), `${output.split("/").pop()}-server.mjs`);
+): Promise<ServedProcess> {
+  return serveScript(join(ROOT, "tests/helpers/vercel-output-server.ts"), [output], node, env, nodeArgs);
+}
+
+export type ServedProcess = { url: string; version: string; pid: number; stop(): Promise<void> };
+
+/**
+ * Bundles a server script (one that prints `listening <port> node <version>`) next to the system's temporary files
+ * and runs it on the given Node with only `env`: the output server, or bench:scale's floor server.
+ */
+export async function serveScript(
+  entry: string,
+  args: string[],
+  node: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServedProcess> {
+  const script = join(mkdtempSync(join(tmpdir(), "served-")), "server.mjs");
   await build({
-    entryPoints: [join(ROOT, "tests/helpers/vercel-output-server.ts")],
+    entryPoints: [entry],
     outfile: script,
     bundle: true,
     format: "esm",
     platform: "node",
     target: "node24",
     logLevel: "silent",
+    external: ["pg-native"],
+    // Bundled CommonJS (node-postgres) may require() Node's built-ins.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
   });
-  const child: ChildProcess = spawn(node, [...nodeArgs, script, output], {
+  const child: ChildProcess = spawn(node, [...nodeArgs, script, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -58,7 +79,7 @@ export async function serveOutput(
       const m = /listening \d+ node v[\d.]+/.exec(out);
       if (m) resolve(m[0]);
     });
-    child.on("exit", (code) => reject(new Error(`output server exited (${code}): ${stderr}`)));
+    child.on("exit", (code) => reject(new Error(`${entry} exited (${code}): ${stderr}`)));
   });
   const [, port, , version] = line.split(" ");
   return {
@@ -70,8 +91,8 @@ export async function serveOutput(
       child.kill();
       // A --cpu-prof profile is written as the process exits.
       if (child.exitCode === null) await exited;
-      rmSync(script, { force: true });
-      if (stderr.trim()) console.log(`output server stderr:\n${stderr.slice(0, 4000)}`);
+      rmSync(dirname(script), { recursive: true, force: true });
+      if (stderr.trim()) console.log(`${entry} stderr:\n${stderr.slice(0, 4000)}`);
     },
   };
 }
