@@ -27,5 +27,7 @@ ${retry ? `<p>Please retry in ${e(retry)} seconds.</p>` : ""}
   const headers = new Headers(response.headers);
   headers.set("content-type", "text/html; charset=utf-8");
   headers.set("content-security-policy", contentSecurityPolicy());
-  return new Response(html, { status: response.status, statusText: response.statusText, headers });
+  const bytes = Buffer.from(html, "utf8");
+  headers.set("content-length", String(bytes.length));
+  return new Response(bytes, { status: response.status, statusText: response.statusText, headers });
 }

@@ -122,7 +122,10 @@ function finish(
   options: RouteOptions,
   extraHeaders: Record<string, string>,
 ): Response {
-  const headers = new Headers(response.headers);
+  // Every response reaching here was built by a handler of ours with `new Response`, whose headers are mutable: they
+  // are completed in place, and the response returned as it is (a copy of its headers and a new Response around its
+  // body stream cost every request for nothing).
+  const headers = response.headers;
   for (const [key, value] of Object.entries(extraHeaders)) headers.set(key, value);
   withSecurityHeaders(headers);
   const cacheable =
@@ -144,12 +147,14 @@ function finish(
     );
     const etag = headers.get("etag");
     if (etag && matchesEtag(request.headers.get("if-none-match"), etag)) {
+      // The 200's length would describe a body this answer does not have (a weak match may differ in it).
+      headers.delete("content-length");
       return new Response(null, { status: 304, headers });
     }
   } else {
     headers.delete("etag");
   }
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  return response;
 }
 
 /** If-None-Match holds a list of entity tags, or `*`; weak comparison as RFC 9110 prescribes for it. */
