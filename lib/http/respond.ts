@@ -6,7 +6,7 @@ import { ApiError, serviceUnavailable } from "./errors.js";
 import { withSecurityHeaders } from "./security-headers.js";
 import { statusText } from "./status-text.js";
 
-const JSON_TYPE = "application/json; charset=utf-8";
+export const JSON_TYPE = "application/json; charset=utf-8";
 export const GEOJSON_TYPE = "application/geo+json; charset=utf-8";
 
 const bigintAsString = (_key: string, value: unknown) =>
