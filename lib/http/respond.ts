@@ -35,16 +35,23 @@ export type ResponseInit = { status?: number; headers?: Record<string, string>; 
 /**
  * A response whose body is known whole: encoded once, with its ETag and its Content-Length. The length lets every
  * HTTP/1.1 hop send the body as it is instead of chunked (and a client show progress on a large page); without it
- * Node's server ends each response with a chunk terminator of its own, a further socket write per request.
+ * Node's server ends each response with a chunk terminator of its own, a further socket write per request. The ETag
+ * is the strong one of the bytes unless `init.headers` gives one (then the bytes are not hashed for nothing).
  */
 export function textResponse(body: string, init: ResponseInit & { contentType: string }): Response {
-  const bytes = Buffer.from(body, "utf8");
+  return bytesResponse(Buffer.from(body, "utf8"), init);
+}
+
+export function bytesResponse(
+  bytes: Buffer<ArrayBuffer>,
+  init: ResponseInit & { contentType: string },
+): Response {
   return new Response(bytes, {
     status: init.status ?? 200,
     headers: {
       "content-type": init.contentType,
       "content-length": String(bytes.length),
-      etag: etagOf(bytes),
+      ...(init.headers?.etag === undefined ? { etag: etagOf(bytes) } : {}),
       ...init.headers,
     },
   });
