@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import { getDb } from "../db/client.js";
 import { badParameter } from "./http/errors.js";
 import { linkWith } from "./http/links.js";
@@ -7,7 +8,14 @@ import { pageAndCount } from "./proofs/query.js";
 import type { Cursor, SortSpec } from "./proofs/sort.js";
 
 /** The paging parameters of the native list and the OGC items, as parsed (the cursor still a token). */
-export type PagingQuery = { limit: number; offset?: number; cursor?: string; sort?: SortSpec[] };
+export type PagingQuery = {
+  limit: number;
+  offset?: number;
+  cursor?: string;
+  sort?: SortSpec[];
+  /** Rows as this JSON (lib/proofs/json-sql.ts), JsonRows, for a JSON response; full rows without it. */
+  json?: SQL;
+};
 
 /**
  * One page of proofs and its next/prev links, for the native list and the OGC items alike (one paging rule).
@@ -36,6 +44,7 @@ export async function proofPage(request: Request, path: string, filter: ProofFil
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(cursor ? { cursor } : {}),
     ...(q.sort ? { sort: q.sort } : {}),
+    ...(q.json ? { json: q.json } : {}),
   });
   const backward = cursor?.direction === "prev";
   // The page's place in the list: exact when paged by offset; on a cursor page the position the link carried (a

@@ -7,7 +7,9 @@ import { log } from "../log.js";
 import { proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
 import type { ProofFilter, SpatialTarget } from "../proofs/filter.js";
+import { POINT_FEATURE_JSON } from "../proofs/json-sql.js";
 import { findProofByUid } from "../proofs/query.js";
+import type { JsonRow } from "../proofs/rows.js";
 import { cql2Filter } from "./cql2/index.js";
 import { type OgcFeature, toFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
@@ -66,25 +68,30 @@ export async function getItems(
   q: ItemsQuery,
   format: Format,
   collection: Collection,
-): Promise<{ doc: FeatureCollection; start: number }> {
+): Promise<{ doc: FeatureCollection; start: number; featureTexts?: string[] }> {
   const limit = q.limit ?? OGC_DEFAULT_LIMIT;
   const filter = itemsFilter(q, collection);
   const items = PATHS.items(collection.id);
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
+  // The point collection's GeoJSON is written by PostgreSQL (lib/proofs/json-sql.ts): `features` stays empty and
+  // `featureTexts` holds the features' JSON, spliced in by the response. Shapes and HTML are built from the rows.
+  const json = format !== "html" && collection.geometry === "point" ? POINT_FEATURE_JSON : undefined;
   const { rows, total, next, prev, start } = await proofPage(request, items, filter, {
     limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(sort ? { sort } : {}),
+    ...(json ? { json } : {}),
   });
-  const features = rows.map((row) => toFeature(row, collection));
+  const featureTexts = json ? (rows as JsonRow[]).map((row) => row.json) : undefined;
+  const features = featureTexts ? [] : rows.map((row) => toFeature(row, collection));
   // The query string as received, for operators (and the GDAL client check, which verifies that a -where filter
   // reached the server): the shared request log line records only the path.
   log("debug", "ogc items", {
     collection: collection.id,
     query: new URL(request.url).search,
     matched: total,
-    returned: features.length,
+    returned: rows.length,
   });
   const { selfType, otherType, otherF } = alternates(format, MEDIA.geojson);
   const links: Link[] = [
@@ -103,11 +110,11 @@ export async function getItems(
     type: "FeatureCollection",
     timeStamp: new Date().toISOString(),
     numberMatched: total,
-    numberReturned: features.length,
+    numberReturned: rows.length,
     features,
     links,
   };
-  return { doc, start };
+  return { doc, start, ...(featureTexts ? { featureTexts } : {}) };
 }
 
 const collectionLink = (request: Request, id: CollectionId): Link => ({

@@ -4,7 +4,7 @@ import { getCollection, getCollections } from "./collections.js";
 import { collectionHtml, collectionsHtml, itemHtml, itemsHtml } from "./html/views.js";
 import { getItem, getItems } from "./items.js";
 import type { ItemsQuery } from "./items-params.js";
-import { hrefFor, ogcResponse } from "./respond.js";
+import { featuresResponse, hrefFor, ogcResponse } from "./respond.js";
 import { type Collection, OGC_DEFAULT_LIMIT } from "./vocabulary.js";
 
 /**
@@ -35,7 +35,8 @@ export const itemsResource = async (
   format: Format,
   collection: Collection,
 ) => {
-  const { doc: items, start } = await getItems(request, q, format, collection);
+  const { doc: items, start, featureTexts } = await getItems(request, q, format, collection);
+  if (featureTexts) return featuresResponse(items, featureTexts, GEOJSON, ["timeStamp"]);
   return ogcResponse(
     format,
     items,

@@ -1,4 +1,4 @@
-import type { AnyColumn } from "drizzle-orm";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../db/schema.js";
 import type { ProofRow } from "./rows.js";
 import { isoString } from "./timestamps.js";
@@ -50,14 +50,43 @@ export type ProofProperty = {
   /** the column a sortable or queryable property is read from */
   readonly column?: AnyColumn;
   readonly value: (row: ProofRow) => unknown;
+  /**
+   * The same value as PostgreSQL writes it into JSON (row_to_json, lib/proofs/json-sql.ts): the SQL expression
+   * whose JSON is that of `value` (tests/json-sql.test.ts holds the two equal).
+   */
+  readonly source: SQL;
 };
 
 const iso = (d: Date | null): string | null => (d ? isoString(d) : null);
 
+/**
+ * A timestamp as `iso` writes it: ISO 8601 in UTC with milliseconds. (Stored instants lie in years 0001–9999: the
+ * driver writes them with toISOString, whose expanded years past 9999 PostgreSQL refuses.)
+ */
+const isoSql = (c: AnyColumn): SQL => sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** Numbers as text joined into a JSON array: float8's text is the shortest that reads back exactly, as in JS. */
+const numberArraySql = (columns: AnyColumn[]): SQL =>
+  sql`case when ${sql.join(
+    columns.map((c) => sql`${c} is null`),
+    sql` or `,
+  )} then null else ('[' || ${sql.join(
+    columns.map((c) => sql`${c}::text`),
+    sql` || ',' || `,
+  )} || ']')::json end`;
+
 const UID = "0x6c1f4d9e7a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d";
 const PROVER = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
-type Options = Partial<Pick<ProofProperty, "sortable" | "queryable" | "ogcProperty" | "column">>;
+type Options = Partial<Pick<ProofProperty, "sortable" | "queryable" | "ogcProperty" | "column" | "source">>;
+
+/** A property's SQL source when not given: its column, timestamps as `isoSql`, decimals as their text. */
+function sourceOf(type: PropertyType, column: AnyColumn | undefined, name: string): SQL {
+  if (!column) throw new Error(`property ${name}: a source or a column is needed`);
+  if (type === "timestamp") return isoSql(column);
+  if (type === "decimal") return sql`${column}::text`;
+  return sql`${column}`;
+}
 
 const prop = (
   name: string,
@@ -78,6 +107,7 @@ const prop = (
   queryable: options.queryable ?? false,
   ogcProperty: options.ogcProperty ?? true,
   ...(options.column ? { column: options.column } : {}),
+  source: options.source ?? sourceOf(type, options.column, name),
 });
 
 /** In the order of the native record. */
@@ -126,6 +156,7 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     "eventTimestamp exactly as attested (Unix seconds, uint256)",
     "1795342500",
     (r) => r.eventTimestampRaw,
+    { source: sql`${p.eventTimestampRaw}::text` },
   ),
   prop(
     "location_type",
@@ -154,7 +185,9 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     (r) => r.longitude,
     { column: p.longitude, sortable: true, queryable: true },
   ),
-  prop("location", "string", true, "The location exactly as attested", "13.405, 52.52", (r) => r.location),
+  prop("location", "string", true, "The location exactly as attested", "13.405, 52.52", (r) => r.location, {
+    source: sql`${p.location}`,
+  }),
   prop("srs", "string", true, "Spatial reference system of the location", "EPSG:4326", (r) => r.srs, {
     column: p.srs,
     queryable: true,
@@ -166,7 +199,7 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     "The decoded location as GeoJSON (Point, LineString, Polygon, …); null without valid geographic data",
     { type: "Point", coordinates: [13.405, 52.52] },
     (r) => r.geometry,
-    { ogcProperty: false },
+    { ogcProperty: false, source: sql`${p.geometry}` },
   ),
   prop(
     "bbox",
@@ -178,14 +211,20 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
       r.minLon === null || r.minLat === null || r.maxLon === null || r.maxLat === null
         ? null
         : [r.minLon, r.minLat, r.maxLon, r.maxLat],
-    { ogcProperty: false },
+    { ogcProperty: false, source: numberArraySql([p.minLon, p.minLat, p.maxLon, p.maxLat]) },
   ),
   prop("revoked", "boolean", false, "Whether the attestation has been revoked", false, (r) => r.revoked, {
     column: p.revoked,
     queryable: true,
   }),
-  prop("revocation_time", "timestamp", true, "When it was revoked (null while not revoked)", null, (r) =>
-    iso(r.revocationTime),
+  prop(
+    "revocation_time",
+    "timestamp",
+    true,
+    "When it was revoked (null while not revoked)",
+    null,
+    (r) => iso(r.revocationTime),
+    { source: isoSql(p.revocationTime) },
   ),
   prop(
     "attestation_time",
@@ -196,25 +235,45 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     (r) => iso(r.attestationTime),
     { column: p.attestationTime, sortable: true, queryable: true },
   ),
-  prop("expiration_time", "timestamp", true, "When the attestation expires (null: never)", null, (r) =>
-    iso(r.expirationTime),
+  prop(
+    "expiration_time",
+    "timestamp",
+    true,
+    "When the attestation expires (null: never)",
+    null,
+    (r) => iso(r.expirationTime),
+    { source: isoSql(p.expirationTime) },
   ),
-  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"], (r) => r.recipeType),
-  prop("recipe_payload", "strings", true, "Proof recipe payloads (hex)", ["0x01"], (r) => r.recipePayload),
-  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"], (r) => r.mediaType),
-  prop("media_data", "strings", true, "Attached media (URIs or data)", ["ipfs://bafy…"], (r) => r.mediaData),
+  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"], (r) => r.recipeType, {
+    source: sql`${p.recipeType}`,
+  }),
+  prop("recipe_payload", "strings", true, "Proof recipe payloads (hex)", ["0x01"], (r) => r.recipePayload, {
+    source: sql`${p.recipePayload}`,
+  }),
+  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"], (r) => r.mediaType, {
+    source: sql`${p.mediaType}`,
+  }),
+  prop("media_data", "strings", true, "Attached media (URIs or data)", ["ipfs://bafy…"], (r) => r.mediaData, {
+    source: sql`${p.mediaData}`,
+  }),
   prop("memo", "string", true, "Free-text memo", "Berlin", (r) => r.memo, {
     column: p.memo,
     queryable: true,
   }),
-  prop("schema_uid", "hash", false, "EAS schema uid of the attestation", UID, (r) => r.schemaUid),
-  prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null, (r) => r.refUid),
+  prop("schema_uid", "hash", false, "EAS schema uid of the attestation", UID, (r) => r.schemaUid, {
+    source: sql`${p.schemaUid}`,
+  }),
+  prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null, (r) => r.refUid, {
+    source: sql`${p.refUid}`,
+  }),
   prop("block_number", "integer", false, "Block of the attestation", 12, (r) => r.blockNumber, {
     column: p.blockNumber,
     sortable: true,
     queryable: true,
   }),
-  prop("tx_hash", "hash", false, "Transaction of the attestation", UID, (r) => r.txHash),
+  prop("tx_hash", "hash", false, "Transaction of the attestation", UID, (r) => r.txHash, {
+    source: sql`${p.txHash}`,
+  }),
   prop(
     "decode_error",
     "string",
@@ -222,6 +281,7 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     "Why the attestation data did not decode against the schema (null when it did; the raw fields are then null)",
     null,
     (r) => r.decodeError,
+    { source: sql`${p.decodeError}` },
   ),
 ];
 

@@ -4,15 +4,22 @@ import { type Db, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { coversWorld, type ProofFilter, whereClause } from "./filter.js";
-import { type ProofRow, selectProofs } from "./rows.js";
-import { type Cursor, keysetSegments, orderBy, type Segment, type SortSpec } from "./sort.js";
+import { type ProofRow, type RowsQuery, selectProofJson, selectProofs } from "./rows.js";
+import { type Cursor, keysetSegments, orderBy, type Segment, type SortSpec, sortKeys } from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
 /**
  * Which page: after or before a cursor (keyset paging: an index seek whatever the depth), else `offset` rows in
  * (read and discarded by the database: slower the deeper), else the first page.
  */
-export type Page = { limit: number; offset?: number; cursor?: Cursor; sort?: SortSpec[] };
+export type Page = {
+  limit: number;
+  offset?: number;
+  cursor?: Cursor;
+  sort?: SortSpec[];
+  /** Read each row as this JSON (lib/proofs/json-sql.ts) with its sort key beside it: rows are then JsonRows. */
+  json?: SQL;
+};
 
 export type PageResult = {
   /** in the sort's order, whichever direction the page was read */
@@ -161,9 +168,13 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
   if (total === 0) return { rows: [], total, more: false };
   const selective = total <= SMALL_RESULT && where !== undefined;
   const wanted = page.limit + 1;
+  const json = page.json;
+  const keys = json ? sortKeys(page.sort).map((k) => k.column) : [];
+  const read = (q: RowsQuery): Promise<ProofRow[]> =>
+    json ? selectProofJson(db, q, json, keys) : selectProofs(db, q);
   if (!page.cursor && page.offset) {
     if (page.offset >= total) return { rows: [], total, more: false };
-    const rows = await selectProofs(db, {
+    const rows = await read({
       where,
       orderBy: orderBy(page.sort, { avoidIndex: selective }),
       limit: wanted,
@@ -175,7 +186,7 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
   for (const segment of keysetSegments(page.sort, page.cursor, { avoidIndex: selective })) {
     if (rows.length >= wanted) break;
     rows.push(
-      ...(await selectProofs(db, {
+      ...(await read({
         where: and(segmentWhere(filter, where, segment), segment.where),
         orderBy: segment.orderBy,
         limit: wanted - rows.length,

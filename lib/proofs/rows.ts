@@ -1,4 +1,4 @@
-import { Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
 
@@ -56,11 +56,41 @@ function decodeRow(raw: Record<string, unknown>): ProofRow {
 
 export type RowsQuery = { where?: SQL | undefined; orderBy: SQL[]; limit: number; offset?: number };
 
+const rest = (q: RowsQuery): SQL =>
+  sql`${q.where ? sql` where ${q.where}` : sql``} order by ${sql.join(q.orderBy, sql`, `)} limit ${q.limit}${q.offset ? sql` offset ${q.offset}` : sql``}`;
+
 /** Proof rows matching `where`, in `orderBy`'s order, `limit` of them after skipping `offset`. */
 export async function selectProofs(db: Db, q: RowsQuery): Promise<ProofRow[]> {
+  const rows = await queryRows<Record<string, unknown>>(db, sql`select ${SELECT_LIST} from ${p}${rest(q)}`);
+  return rows.map(decodeRow);
+}
+
+/**
+ * A proof read as JSON (lib/proofs/json-sql.ts): its text in `json`, and of its fields only the `keys` asked for
+ * (the sort key a cursor is made of, lib/proofs/cursor.ts); the others are not read, and stay null.
+ */
+export type JsonRow = ProofRow & { json: string };
+
+/** As selectProofs, each row as the JSON text `json` writes, with the columns `keys` beside it. */
+export async function selectProofJson(
+  db: Db,
+  q: RowsQuery,
+  json: SQL,
+  keys: readonly AnyColumn[],
+): Promise<JsonRow[]> {
+  const names = new Set(keys.map((k) => (k as Column).name));
+  const columns = COLUMNS.filter((c) => names.has(c.name));
+  const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
   const rows = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${SELECT_LIST} from ${p}${q.where ? sql` where ${q.where}` : sql``} order by ${sql.join(q.orderBy, sql`, `)} limit ${q.limit}${q.offset ? sql` offset ${q.offset}` : sql``}`,
+    sql`select ${list}${json} as "json" from ${p}${rest(q)}`,
   );
-  return rows.map(decodeRow);
+  return rows.map((raw) => {
+    const row: Record<string, unknown> = { ...TEMPLATE, json: raw.json };
+    for (const c of columns) {
+      const value = raw[c.name];
+      if (value !== null && value !== undefined) row[c.key] = c.decode ? c.decode(value) : value;
+    }
+    return row as JsonRow;
+  });
 }

@@ -1,16 +1,20 @@
+import type { SQL } from "drizzle-orm";
 import { getDb } from "../../db/client.js";
 import { htmlResponse } from "../html/layout.js";
 import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
-import { json } from "../http/respond.js";
+import { bytesResponse, JSON_TYPE, joinTexts, stringify } from "../http/respond.js";
 import { proofPage } from "../paging.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
+import { RECORD_JSON } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
+import type { JsonRow } from "../proofs/rows.js";
 import type { ListQuery } from "./list-params.js";
 
 const LIST_PATH = "/api/v0/location-proofs";
+const DATA_OPEN = Buffer.from('{"data":[');
 
 function listFilter(q: ListQuery): ProofFilter {
   const times: TimeInterval[] = [];
@@ -35,35 +39,43 @@ function listFilter(q: ListQuery): ProofFilter {
 /**
  * The native list: one page in the default order, the total, and absolute next/prev links (a cursor each) keeping
  * every other parameter. `offset` is the one requested (0 on the first page), null on a cursor page; `start` (not in
- * the JSON) is the page's place in the list for the HTML pager, a hint on a cursor page (see proofPage).
+ * the JSON) is the page's place in the list for the HTML pager, a hint on a cursor page (see proofPage). With
+ * `json`, the rows are read as that JSON text (JsonRows) rather than as fields.
  */
-async function listPage(request: Request, q: ListQuery) {
+async function listPage(request: Request, q: ListQuery, json?: SQL) {
   const limit = q.limit;
   const page = await proofPage(request, LIST_PATH, listFilter(q), {
     limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+    ...(json ? { json } : {}),
   });
-  const doc = {
-    data: page.rows.map(serializeProof),
-    pagination: {
-      total: page.total,
-      limit,
-      offset: q.cursor !== undefined ? null : (q.offset ?? 0),
-      returned: page.rows.length,
-      next: page.next,
-      prev: page.prev,
-    },
+  const pagination = {
+    total: page.total,
+    limit,
+    offset: q.cursor !== undefined ? null : (q.offset ?? 0),
+    returned: page.rows.length,
+    next: page.next,
+    prev: page.prev,
   };
-  return { doc, start: page.start };
+  return { rows: page.rows, pagination, start: page.start };
 }
 
-/** The native list in the negotiated format: JSON (the default), or a page for a browser (same data). */
+/**
+ * The native list in the negotiated format: JSON (the default), its records written by PostgreSQL and joined here
+ * (lib/proofs/json-sql.ts); or a page for a browser, from the same query's rows.
+ */
 export async function listResource(request: Request, q: ListQuery): Promise<Response> {
-  const { doc, start } = await listPage(request, q);
-  return negotiateFormat(request, q.f) === "html"
-    ? htmlResponse(proofsPage(request, LIST_PATH, doc, start))
-    : json(doc);
+  if (negotiateFormat(request, q.f) === "html") {
+    const { rows, pagination, start } = await listPage(request, q);
+    return htmlResponse(
+      proofsPage(request, LIST_PATH, { data: rows.map(serializeProof), pagination }, start),
+    );
+  }
+  const { rows, pagination } = await listPage(request, q, RECORD_JSON);
+  const data = joinTexts((rows as JsonRow[]).map((row) => row.json));
+  const body = Buffer.concat([DATA_OPEN, data, Buffer.from(`],"pagination":${stringify(pagination)}}`)]);
+  return bytesResponse(body, { contentType: JSON_TYPE });
 }
 
 /** One proof by uid, revoked or not (its `revoked` flag says which). */
