@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../lib/local/sample-proofs.js";
 import { isoString } from "../lib/proofs/timestamps.js";
-
-/** A seeded generator (mulberry32), so a failure names an instant that reproduces. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("isoString: the fast Date#toISOString the proof records are written with", () => {
   it("writes exactly what toISOString writes, across years 0001–9999 and beyond", () => {
-    const next = random(7);
+    // Seeded, so a failure names an instant that reproduces.
+    const next = mulberry32(7);
     const lo = Date.UTC(1, 0, 1) - 10 * 365 * 86_400_000;
     const hi = Date.UTC(10_001, 0, 1);
     for (let i = 0; i < 200_000; i++) {
