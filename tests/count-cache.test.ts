@@ -1,7 +1,8 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
+import { type ProofFilter, whereClause } from "../lib/proofs/filter.js";
 import { countProofs, createCountCache } from "../lib/proofs/query.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
 import { usingPostgres } from "./helpers/test-db.js";
@@ -25,6 +26,46 @@ describe("the exact-count cache", () => {
     expect(await count(app.db, {})).toBe(active(150));
     await insertProofs(app.db, rows.slice(150, 170));
     expect(await count(app.db, {})).toBe(active(170));
+  });
+
+  it("is exact after every write for a filter counted in parts (bbox and datetime under the OGC rule)", async () => {
+    // Four parts (in or without a box × in or without a time), two of them from the totals tables: the whole
+    // filter is remembered under one snapshot, so a write that moves proofs between parts must be seen.
+    const count = createCountCache();
+    const filter: ProofFilter = {
+      includeRevoked: true,
+      bboxMatchesMissing: true,
+      timesMatchMissing: true,
+      bbox: { minLon: -30, minLat: -40, maxLon: 60, maxLat: 70 },
+      times: [{ start: new Date(Date.now() - 60 * 86_400_000), end: new Date(Date.now() - 5 * 86_400_000) }],
+    };
+    const exact = () => countProofs(app.db, filter);
+    const matching = whereClause(filter);
+    const window = sql`event_timestamp between now() - interval '60 days' and now() - interval '5 days'`;
+    const uids = (condition: SQL, n: number) =>
+      sql`(select uid from location_proofs where ${condition} order by uid limit ${n})`;
+    expect(await count(app.db, filter)).toBe(await exact());
+    expect(await count(app.db, filter)).toBe(await exact());
+    // Each write moves proofs into or out of the filter through a different part.
+    for (const write of [
+      // in the box and the window → outside the window
+      sql`update location_proofs set event_timestamp = now() - interval '300 days'
+            where uid in ${uids(sql`${matching} and event_timestamp is not null and min_lon is not null`, 5)}`,
+      // outside the window → without a time (matches again)
+      sql`update location_proofs set event_timestamp = null
+            where uid in ${uids(sql`event_timestamp < now() - interval '299 days'`, 3)}`,
+      // outside the box, in the window → without geometry (matches)
+      sql`update location_proofs set geometry = null, longitude = null, latitude = null, min_lon = null, min_lat = null,
+            max_lon = null, max_lat = null where uid in ${uids(sql`not (${matching}) and ${window}`, 4)}`,
+      sql`delete from location_proofs where uid in ${uids(matching, 3)}`,
+    ]) {
+      const before = await exact();
+      await app.db.execute(write);
+      const after = await exact();
+      expect(await count(app.db, filter)).toBe(after);
+      // The writes above do change this filter's count, so a stale answer would be caught.
+      expect(after).not.toBe(before);
+    }
   });
 
   it.skipIf(!usingPostgres())(

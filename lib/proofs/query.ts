@@ -49,18 +49,22 @@ const SMALL_RESULT = 5000;
  * Exact counts, remembered while the database provably has not changed.
  *
  * An exact COUNT over a million proofs costs ~100 ms whatever the index (it visits every matching entry), and a client
- * paging through a large result asks for the same count on every page. The key is the MVCC snapshot the count was
- * taken under (`pg_current_snapshot()`: xmin, xmax and the transactions in progress), read in the same statement as
- * the count, so it is exactly the snapshot the count saw. A later statement whose snapshot is identical sees exactly
- * the same committed transactions, hence the same count. Every writing transaction changes the snapshot — it takes
- * a transaction id (xmax moves) and is listed as in progress until it ends — so a commit that becomes visible after
- * a count was taken always changes the key. (A WAL position is not such a key: a commit's WAL record is written
- * before the commit becomes visible, and nothing need be written after it.) Unrelated writes also change the
- * snapshot: that costs a recount, never a wrong answer. Where the snapshot cannot be read, nothing is remembered.
- * The cache is per process and per database handle, and bounded.
+ * paging through a large result asks for the same count on every page. The key is the MVCC snapshot
+ * (`pg_current_snapshot()`: xmin, xmax and the transactions in progress) read before the count's statements. Every
+ * writing transaction changes the snapshot — it takes a transaction id (xmax moves) and is listed as in progress
+ * until it ends — so a commit that becomes visible after a snapshot was read changes every later snapshot, for good.
+ * Hence a count taken after reading snapshot S is exactly the count under S whenever a later statement reads S
+ * again: no commit can have become visible in between, before, during or after the count's own statements (however
+ * many parts and totals it adds up). (A WAL position is not such a key: a commit's WAL record is written before the
+ * commit becomes visible, and nothing need be written after it.) Unrelated writes also change the snapshot: that
+ * costs a recount, never a wrong answer. A remembered count costs one statement, the snapshot, whatever the filter;
+ * where the snapshot cannot be read, nothing is remembered. The cache is per process and per database handle, and
+ * bounded.
  */
 /** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
 const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
+
+const SNAPSHOT = sql`select pg_current_snapshot()::text as snapshot`;
 
 export function createCountCache(maxEntries = 500) {
   const byDb = new WeakMap<Db, Map<string, { snapshot: string; n: number }>>();
@@ -70,10 +74,7 @@ export function createCountCache(maxEntries = 500) {
   async function currentSnapshot(db: Db): Promise<string | undefined> {
     if (snapshotUnavailable) return undefined;
     try {
-      const [row] = await queryRows<{ snapshot: string }>(
-        db,
-        sql`select pg_current_snapshot()::text as snapshot`,
-      );
+      const [row] = await queryRows<{ snapshot: string }>(db, SNAPSHOT);
       return row?.snapshot;
     } catch (error) {
       // Only a server without the function (PostgreSQL before 13) turns the cache off; an outage is the caller's.
@@ -83,39 +84,34 @@ export function createCountCache(maxEntries = 500) {
     }
   }
 
+  /**
+   * The filter's identity: its own fields (dates as ISO text), or, when it holds SQL (a CQL2 condition), the
+   * compiled WHERE clause. Two keys differ whenever the filters could match differently.
+   */
+  const keyOf = (filter: ProofFilter, where: SQL | undefined) => {
+    if (!filter.where?.length) return JSON.stringify(filter);
+    const compiled = where ? dialect.sqlToQuery(where) : { sql: "", params: [] };
+    return `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
+  };
+
   return async function cachedCount(
     db: Db,
     filter: ProofFilter,
     where = whereClause(filter),
   ): Promise<number> {
-    const total = await countFromTotals(db, filter, (part) => countProofs(db, part));
-    if (total !== undefined) return total;
-    if (snapshotUnavailable) return countProofs(db, filter, where);
-    const compiled = where ? dialect.sqlToQuery(where) : { sql: "", params: [] };
-    const key = `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
+    const snapshot = await currentSnapshot(db);
+    if (snapshot === undefined) return countMatches(db, filter, where);
+    const key = keyOf(filter, where);
     let entries = byDb.get(db);
     if (!entries) {
       entries = new Map();
       byDb.set(db, entries);
     }
     const hit = entries.get(key);
-    if (hit && hit.snapshot === (await currentSnapshot(db))) return hit.n;
-    let row: { n: string | number; snapshot: string } | undefined;
-    try {
-      [row] = await queryRows<{ n: string | number; snapshot: string }>(
-        db,
-        sql`select count(*) as n, pg_current_snapshot()::text as snapshot from ${p} ${where ? sql`where ${where}` : sql``}`,
-      );
-    } catch (error) {
-      // PostgreSQL before 13 has no pg_current_snapshot(): count without remembering. Any other failure (an outage)
-      // is the request's: retrying it here would only double the wait.
-      if (!isUndefinedFunction(error)) throw error;
-      snapshotUnavailable = true;
-      return countProofs(db, filter, where);
-    }
-    const n = Number(row?.n ?? 0);
+    if (hit?.snapshot === snapshot) return hit.n;
+    const n = await countMatches(db, filter, where);
     entries.delete(key);
-    entries.set(key, { snapshot: row!.snapshot, n });
+    entries.set(key, { snapshot, n });
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
     return n;
   };
@@ -147,12 +143,17 @@ export function countParts(f: ProofFilter): ProofFilter[] {
   return parts;
 }
 
-/** The exact number of matches: the parts' counts added up (countParts). */
+/**
+ * The exact number of matches, not remembered: the parts' counts added up (countParts), each from the totals the
+ * database keeps (lib/proofs/totals.ts) where they answer it, else from the rows.
+ */
 async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined): Promise<number> {
   const parts = countParts(filter);
-  if (parts.length === 1) return exactCount(db, filter, where);
   let total = 0;
-  for (const part of parts) total += await exactCount(db, part);
+  for (const part of parts) {
+    const rows = (f: ProofFilter) => countProofs(db, f, f === filter ? where : whereClause(f));
+    total += (await countFromTotals(db, part, rows)) ?? (await rows(part));
+  }
   return total;
 }
 
@@ -164,7 +165,7 @@ async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined)
  */
 export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Promise<PageResult> {
   const where = whereClause(filter);
-  const total = await countMatches(db, filter, where);
+  const total = await exactCount(db, filter, where);
   if (total === 0) return { rows: [], total, more: false };
   const selective = total <= SMALL_RESULT && where !== undefined;
   const wanted = page.limit + 1;
