@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { type ProofFilter, whereClause } from "../lib/proofs/filter.js";
-import { countProofs, createCountCache } from "../lib/proofs/query.js";
+import { countProofs, createCountCache, pageAndCount } from "../lib/proofs/query.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
 import { usingPostgres } from "./helpers/test-db.js";
 
@@ -40,7 +40,7 @@ describe("the exact-count cache", () => {
       times: [{ start: new Date(Date.now() - 60 * 86_400_000), end: new Date(Date.now() - 5 * 86_400_000) }],
     };
     const exact = () => countProofs(app.db, filter);
-    const matching = whereClause(filter);
+    const matching = whereClause(filter)!;
     const window = sql`event_timestamp between now() - interval '60 days' and now() - interval '5 days'`;
     const uids = (condition: SQL, n: number) =>
       sql`(select uid from location_proofs where ${condition} order by uid limit ${n})`;
@@ -96,6 +96,54 @@ describe("the exact-count cache", () => {
       }
     },
   );
+});
+
+describe("a page's remembered count, checked by the page's own statement", () => {
+  it("is exact on every page after every kind of write, for the native and the OGC rule", async () => {
+    // The second page of a filter reuses the count remembered by the first and reads the snapshot in its own
+    // statement (pageAndCount): a write in between must force the recount.
+    const filters: ProofFilter[] = [
+      {},
+      { chains: ["base", "celo"] },
+      {
+        includeRevoked: true,
+        bboxMatchesMissing: true,
+        timesMatchMissing: true,
+        bbox: { minLon: -30, minLat: -40, maxLon: 60, maxLat: 70 },
+        times: [{ start: new Date(Date.now() - 60 * 86_400_000), end: new Date() }],
+      },
+    ];
+    const check = async (step: string) => {
+      for (const filter of filters) {
+        const { total } = await pageAndCount(app.db, filter, { limit: 3 });
+        expect(total, `${step}: ${JSON.stringify(filter)}`).toBe(await countProofs(app.db, filter));
+        const again = await pageAndCount(app.db, filter, { limit: 3, offset: 3 });
+        expect(again.total, `${step} (remembered): ${JSON.stringify(filter)}`).toBe(total);
+      }
+    };
+    await check("start");
+    for (const [step, write] of [
+      [
+        "revoke",
+        sql`update location_proofs set revoked = true where uid in (select uid from location_proofs where not revoked order by uid limit 4)`,
+      ],
+      [
+        "unrevoke",
+        sql`update location_proofs set revoked = false where uid in (select uid from location_proofs where revoked order by uid limit 2)`,
+      ],
+      [
+        "delete",
+        sql`delete from location_proofs where uid in (select uid from location_proofs order by uid desc limit 5)`,
+      ],
+      [
+        "move",
+        sql`update location_proofs set chain = 'base', chain_id = 8453 where uid in (select uid from location_proofs where chain = 'sepolia' order by uid limit 3)`,
+      ],
+    ] as const) {
+      await app.db.execute(write);
+      await check(step);
+    }
+  });
 });
 
 describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL before 13)", () => {

@@ -24,9 +24,9 @@ const viaJs = (value: unknown) => JSON.parse(JSON.stringify(value));
 
 async function compareAll() {
   const q = { orderBy: [asc(p.uid), asc(p.chainId)], limit: 100_000 };
-  const rows = await selectProofs(app.db, q);
-  const records = await selectProofJson(app.db, q, RECORD_JSON, [p.uid, p.chainId]);
-  const features = await selectProofJson(app.db, q, POINT_FEATURE_JSON, []);
+  const { rows } = await selectProofs(app.db, q);
+  const { rows: records } = await selectProofJson(app.db, q, RECORD_JSON, [p.uid, p.chainId]);
+  const { rows: features } = await selectProofJson(app.db, q, POINT_FEATURE_JSON, []);
   expect(records.map((r) => r.uid)).toEqual(rows.map((r) => r.uid));
   rows.forEach((row, i) => {
     expect(JSON.parse(records[i]!.json), row.uid).toEqual(viaJs(serializeProof(row)));

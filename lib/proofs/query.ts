@@ -94,11 +94,7 @@ export function createCountCache(maxEntries = 500) {
     return `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
   };
 
-  return async function cachedCount(
-    db: Db,
-    filter: ProofFilter,
-    where = whereClause(filter),
-  ): Promise<number> {
+  async function cachedCount(db: Db, filter: ProofFilter, where = whereClause(filter)): Promise<number> {
     const snapshot = await currentSnapshot(db);
     if (snapshot === undefined) return countMatches(db, filter, where);
     const key = keyOf(filter, where);
@@ -114,7 +110,17 @@ export function createCountCache(maxEntries = 500) {
     entries.set(key, { snapshot, n });
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
     return n;
-  };
+  }
+
+  /**
+   * The count last taken for the filter and the snapshot it holds under, without asking the database: a caller
+   * that reads the snapshot in a statement of its own (a page, RowsQuery.snapshot) and finds it identical has the
+   * exact count without a statement for it. Only a server with pg_current_snapshot() has remembered counts.
+   */
+  const remembered = (db: Db, filter: ProofFilter, where = whereClause(filter)) =>
+    byDb.get(db)?.get(keyOf(filter, where));
+
+  return Object.assign(cachedCount, { remembered });
 }
 
 const exactCount = createCountCache();
@@ -158,21 +164,42 @@ async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined)
 }
 
 /**
- * A page and the exact number of matches, for the native list and the OGC items. The count runs first and decides
- * the page's plan: nothing to fetch when there is no match; filter-then-sort when the matches are few; the order
- * index when they are many, where it meets `limit` matches within a few index pages. One row more than the page is
- * read, to know whether another page follows.
+ * A page and the exact number of matches, for the native list and the OGC items. The count decides the page's
+ * plan: nothing to fetch when there is no match; filter-then-sort when the matches are few; the order index when
+ * they are many, where it meets `limit` matches within a few index pages. One row more than the page is read, to
+ * know whether another page follows.
+ *
+ * A count remembered from an earlier request (createCountCache) plans the page, and the page's own statement reads
+ * the snapshot that proves it still exact: one statement for the request instead of two. When the snapshot moved
+ * (a write since), the count is taken again; the rows stay, read under a snapshot as current as the count's.
  */
 export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Promise<PageResult> {
   const where = whereClause(filter);
-  const total = await exactCount(db, filter, where);
+  const remembered = exactCount.remembered(db, filter, where);
+  // An empty result, or an offset past the end, is answered by the count alone: it is checked first.
+  const checkedByPage =
+    remembered !== undefined &&
+    remembered.n > 0 &&
+    !(!page.cursor && page.offset && page.offset >= remembered.n);
+  let total = checkedByPage ? remembered.n : await exactCount(db, filter, where);
   if (total === 0) return { rows: [], total, more: false };
   const selective = total <= SMALL_RESULT && where !== undefined;
   const wanted = page.limit + 1;
   const json = page.json;
   const keys = json ? sortKeys(page.sort).map((k) => k.column) : [];
-  const read = (q: RowsQuery): Promise<ProofRow[]> =>
-    json ? selectProofJson(db, q, json, keys) : selectProofs(db, q);
+  let snapshot: string | undefined;
+  let reads = 0;
+  const read = async (q: RowsQuery): Promise<ProofRow[]> => {
+    const withSnapshot = { ...q, snapshot: checkedByPage && reads++ === 0 };
+    const result = await (json
+      ? selectProofJson(db, withSnapshot, json, keys)
+      : selectProofs(db, withSnapshot));
+    snapshot ??= result.snapshot;
+    return result.rows;
+  };
+  const recountUnlessChecked = async () => {
+    if (checkedByPage && snapshot !== remembered.snapshot) total = await exactCount(db, filter, where);
+  };
   if (!page.cursor && page.offset) {
     if (page.offset >= total) return { rows: [], total, more: false };
     const rows = await read({
@@ -181,6 +208,7 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
       limit: wanted,
       offset: page.offset,
     });
+    await recountUnlessChecked();
     return { rows: rows.slice(0, page.limit), total, more: rows.length > page.limit };
   }
   const rows: ProofRow[] = [];
@@ -194,6 +222,7 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
       })),
     );
   }
+  await recountUnlessChecked();
   const more = rows.length > page.limit;
   const kept = rows.slice(0, page.limit);
   // A prev page was read backwards from its cursor.
@@ -223,6 +252,6 @@ function segmentWhere(filter: ProofFilter, where: SQL | undefined, segment: Segm
  * the lowest chain id is returned (deterministically).
  */
 export async function findProofByUid(db: Db, uid: string): Promise<ProofRow | undefined> {
-  const [row] = await selectProofs(db, { where: eq(p.uid, uid), orderBy: [asc(p.chainId)], limit: 1 });
-  return row;
+  const { rows } = await selectProofs(db, { where: eq(p.uid, uid), orderBy: [asc(p.chainId)], limit: 1 });
+  return rows[0];
 }

@@ -54,15 +54,37 @@ function decodeRow(raw: Record<string, unknown>): ProofRow {
   return row as ProofRow;
 }
 
-export type RowsQuery = { where?: SQL | undefined; orderBy: SQL[]; limit: number; offset?: number };
+export type RowsQuery = {
+  where?: SQL | undefined;
+  orderBy: SQL[];
+  limit: number;
+  offset?: number;
+  /**
+   * Also read the statement's MVCC snapshot (`pg_current_snapshot()`), for the count cache (lib/proofs/query.ts):
+   * an uncorrelated subquery, so PostgreSQL evaluates it once (an InitPlan) and the page's plan is unchanged. Only
+   * a page that has rows can carry it. Only for a server that has the function (PostgreSQL 13 and later).
+   */
+  snapshot?: boolean;
+};
+
+/** Rows as read, and the statement's snapshot when the query asked for it and a row carried it. */
+export type ReadRows<T> = { rows: T[]; snapshot: string | undefined };
+
+const SNAPSHOT_COLUMN = sql.raw(`(select pg_current_snapshot()::text) as "snapshot", `);
 
 const rest = (q: RowsQuery): SQL =>
   sql`${q.where ? sql` where ${q.where}` : sql``} order by ${sql.join(q.orderBy, sql`, `)} limit ${q.limit}${q.offset ? sql` offset ${q.offset}` : sql``}`;
 
+const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
+  q.snapshot && raw.length ? (raw[0]!.snapshot as string) : undefined;
+
 /** Proof rows matching `where`, in `orderBy`'s order, `limit` of them after skipping `offset`. */
-export async function selectProofs(db: Db, q: RowsQuery): Promise<ProofRow[]> {
-  const rows = await queryRows<Record<string, unknown>>(db, sql`select ${SELECT_LIST} from ${p}${rest(q)}`);
-  return rows.map(decodeRow);
+export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<ProofRow>> {
+  const raw = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${SELECT_LIST} from ${p}${rest(q)}`,
+  );
+  return { rows: raw.map(decodeRow), snapshot: snapshotOf(q, raw) };
 }
 
 /**
@@ -77,20 +99,21 @@ export async function selectProofJson(
   q: RowsQuery,
   json: SQL,
   keys: readonly AnyColumn[],
-): Promise<JsonRow[]> {
+): Promise<ReadRows<JsonRow>> {
   const names = new Set(keys.map((k) => (k as Column).name));
   const columns = COLUMNS.filter((c) => names.has(c.name));
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
-  const rows = await queryRows<Record<string, unknown>>(
+  const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${list}${json} as "json" from ${p}${rest(q)}`,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${list}${json} as "json" from ${p}${rest(q)}`,
   );
-  return rows.map((raw) => {
-    const row: Record<string, unknown> = { ...TEMPLATE, json: raw.json };
+  const rows = raw.map((r) => {
+    const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };
     for (const c of columns) {
-      const value = raw[c.name];
+      const value = r[c.name];
       if (value !== null && value !== undefined) row[c.key] = c.decode ? c.decode(value) : value;
     }
     return row as JsonRow;
   });
+  return { rows, snapshot: snapshotOf(q, raw) };
 }
