@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locationProofs as p } from "../db/schema.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { toFeature } from "../lib/ogc/feature.js";
-import { POINT_FEATURE_JSON, RECORD_JSON } from "../lib/proofs/json-sql.js";
+import { POINT_FEATURE_JSON, RECORD_JSON, SHAPE_FEATURE_JSON } from "../lib/proofs/json-sql.js";
 import { serializeProof } from "../lib/proofs/properties.js";
 import { selectProofJson, selectProofs } from "../lib/proofs/rows.js";
 import { createTestApp, type TestApp } from "./helpers/app.js";
@@ -27,10 +27,12 @@ async function compareAll() {
   const { rows } = await selectProofs(app.db, q);
   const { rows: records } = await selectProofJson(app.db, q, RECORD_JSON, [p.uid, p.chainId]);
   const { rows: features } = await selectProofJson(app.db, q, POINT_FEATURE_JSON, []);
+  const { rows: shapes } = await selectProofJson(app.db, q, SHAPE_FEATURE_JSON, []);
   expect(records.map((r) => r.uid)).toEqual(rows.map((r) => r.uid));
   rows.forEach((row, i) => {
     expect(JSON.parse(records[i]!.json), row.uid).toEqual(viaJs(serializeProof(row)));
     expect(JSON.parse(features[i]!.json), row.uid).toEqual(viaJs(toFeature(row, { geometry: "point" })));
+    expect(JSON.parse(shapes[i]!.json), row.uid).toEqual(viaJs(toFeature(row, { geometry: "shape" })));
   });
   return rows.length;
 }
@@ -75,7 +77,7 @@ describe("JSON written by PostgreSQL = the catalogue's serialisers", () => {
       revocationTime: fc.option(instant),
       eventTimestampRaw: fc.option(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }).map(String)),
       point: fc.option(fc.tuple(coordinate, normal(90))),
-      crossing: fc.boolean(),
+      shape: fc.constantFrom("point", "crossing", "polygon"),
       blockNumber: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
     });
     const rows = fc.sample(row, { numRuns: 300, seed: 7 }).map((r) => {
@@ -90,7 +92,7 @@ describe("JSON written by PostgreSQL = the catalogue's serialisers", () => {
             maxLon: null,
             maxLat: null,
           }
-        : r.crossing
+        : r.shape === "crossing"
           ? {
               geometry: {
                 type: "LineString",
@@ -101,10 +103,25 @@ describe("JSON written by PostgreSQL = the catalogue's serialisers", () => {
               },
               ...{ longitude: 180, latitude: y, minLon: 170, minLat: y, maxLon: -170, maxLat: y },
             }
-          : {
-              geometry: { type: "Point", coordinates: [x, y] },
-              ...{ longitude: x, latitude: y, minLon: x, minLat: y, maxLon: x, maxLat: y },
-            };
+          : r.shape === "polygon"
+            ? {
+                geometry: {
+                  type: "Polygon",
+                  coordinates: [
+                    [
+                      [x, y],
+                      [x, y],
+                      [x, y],
+                      [x, y],
+                    ],
+                  ],
+                },
+                ...{ longitude: x, latitude: y, minLon: x, minLat: y, maxLon: x, maxLat: y },
+              }
+            : {
+                geometry: { type: "Point", coordinates: [x, y] },
+                ...{ longitude: x, latitude: y, minLon: x, minLat: y, maxLon: x, maxLat: y },
+              };
       return {
         ...template,
         uid: uid(),

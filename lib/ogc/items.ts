@@ -7,7 +7,7 @@ import { log } from "../log.js";
 import { proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
 import type { ProofFilter, SpatialTarget } from "../proofs/filter.js";
-import { POINT_FEATURE_JSON } from "../proofs/json-sql.js";
+import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { cql2Filter } from "./cql2/index.js";
@@ -73,9 +73,10 @@ export async function getItems(
   const filter = itemsFilter(q, collection);
   const items = PATHS.items(collection.id);
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
-  // The point collection's GeoJSON is written by PostgreSQL (lib/proofs/json-sql.ts): `features` stays empty and
-  // `featureTexts` holds the features' JSON, spliced in by the response. Shapes and HTML are built from the rows.
-  const json = format !== "html" && collection.geometry === "point" ? POINT_FEATURE_JSON : undefined;
+  // GeoJSON is written by PostgreSQL (lib/proofs/json-sql.ts): `features` stays empty and `featureTexts` holds the
+  // features' JSON, spliced in by the response. The HTML view is built from the rows.
+  const json =
+    format === "html" ? undefined : collection.geometry === "point" ? POINT_FEATURE_JSON : SHAPE_FEATURE_JSON;
   const { rows, total, next, prev, start } = await proofPage(request, items, filter, {
     limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),

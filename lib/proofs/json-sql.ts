@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { locationProofs as p } from "../../db/schema.js";
-import { OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty } from "./properties.js";
+import { numberArraySql, OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty } from "./properties.js";
 
 /**
  * Pages of proofs as JSON written by PostgreSQL: each row's native record, or its OGC feature, as one text column,
@@ -33,7 +33,23 @@ export const RECORD_JSON: SQL = once(sql`${objectOf(PROOF_PROPERTIES)}::text`);
 /** The representative point as a GeoJSON Point, or null without coordinates (toFeature, the point collection). */
 const point = sql`case when ${p.longitude} is null or ${p.latitude} is null then null else ('{"type":"Point","coordinates":[' || ${p.longitude}::text || ',' || ${p.latitude}::text || ']}')::json end`;
 
+/** A GeoJSON feature: id, geometry, an optional bbox member, and the OGC properties (toFeature). */
+const featureOf = (geometry: SQL, bbox?: SQL): SQL =>
+  sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${geometry} as "geometry", ${bbox ? sql`${bbox} as "bbox", ` : sql``}${objectOf(OGC_PROPERTIES)} as "properties") f)`;
+
 /** A feature of the point collection (toFeature: id, the point, the OGC properties), as text. */
-export const POINT_FEATURE_JSON: SQL = once(
-  sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${point} as "geometry", ${objectOf(OGC_PROPERTIES)} as "properties") f)::text`,
+export const POINT_FEATURE_JSON: SQL = once(sql`${featureOf(point)}::text`);
+
+/**
+ * A feature of the shapes collection (toFeature): the stored geometry, and a `bbox` member [west, south, east,
+ * north] only when the geometry is not a point and has bounds — a member left out, not null, hence two branches.
+ */
+const bounds = [p.minLon, p.minLat, p.maxLon, p.maxLat];
+const shape = sql`${p.geometry}`;
+const hasBboxMember = sql`jsonb_typeof(${p.geometry}) = 'object' and (${p.geometry}->>'type') is distinct from 'Point' and ${sql.join(
+  bounds.map((c) => sql`${c} is not null`),
+  sql` and `,
+)}`;
+export const SHAPE_FEATURE_JSON: SQL = once(
+  sql`(case when ${hasBboxMember} then ${featureOf(shape, numberArraySql(bounds))} else ${featureOf(shape)} end)::text`,
 );

@@ -66,7 +66,7 @@ const iso = (d: Date | null): string | null => (d ? isoString(d) : null);
 const isoSql = (c: AnyColumn): SQL => sql`to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Numbers as text joined into a JSON array: float8's text is the shortest that reads back exactly, as in JS. */
-const numberArraySql = (columns: AnyColumn[]): SQL =>
+export const numberArraySql = (columns: AnyColumn[]): SQL =>
   sql`case when ${sql.join(
     columns.map((c) => sql`${c} is null`),
     sql` or `,
