@@ -171,3 +171,40 @@ describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL befo
     }
   });
 });
+
+describe("the statements of a page and its count", () => {
+  it("are one while nothing changed, and after a write the page's snapshot keys the recount", async () => {
+    // Every statement goes through db.execute or db.select: the proxy counts them and passes them on unchanged.
+    // (A new object, so the module's count cache, keyed by the handle, starts empty for it.)
+    let statements = 0;
+    const db = new Proxy(app.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if ((key !== "execute" && key !== "select") || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          statements++;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const filter: ProofFilter = { chains: ["base"] };
+    const statementsOf = async () => {
+      statements = 0;
+      const { total } = await pageAndCount(db, filter, { limit: 3 });
+      expect(total).toBe(await countProofs(app.db, filter));
+      return statements;
+    };
+    // Nothing remembered: the snapshot, the count (from the totals: one statement), the page.
+    expect(await statementsOf()).toBe(3);
+    // Remembered: the page alone, which reads the snapshot beside its rows.
+    expect(await statementsOf()).toBe(1);
+    await app.db.execute(
+      sql`update location_proofs set revoked = not revoked where uid in (select uid from location_proofs where chain = 'base' order by uid limit 2)`,
+    );
+    // After a write: the page finds the snapshot moved and recounts, under the snapshot the page read (no
+    // statement of its own for it) ...
+    expect(await statementsOf()).toBe(2);
+    // ... which is the snapshot the next page reads, so the recount is remembered.
+    expect(await statementsOf()).toBe(1);
+  });
+});

@@ -57,8 +57,9 @@ const SMALL_RESULT = 5000;
  * again: no commit can have become visible in between, before, during or after the count's own statements (however
  * many parts and totals it adds up). (A WAL position is not such a key: a commit's WAL record is written before the
  * commit becomes visible, and nothing need be written after it.) Unrelated writes also change the snapshot: that
- * costs a recount, never a wrong answer. A remembered count costs one statement, the snapshot, whatever the filter;
- * where the snapshot cannot be read, nothing is remembered. The cache is per process and per database handle, and
+ * costs a recount, never a wrong answer. Asked for directly, a remembered count costs one statement, the snapshot,
+ * whatever the filter; beside a page it costs none (pageAndCount reads the snapshot in the page's own statement).
+ * Where the snapshot cannot be read, nothing is remembered. The cache is per process and per database handle, and
  * bounded.
  */
 /** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
@@ -94,8 +95,17 @@ export function createCountCache(maxEntries = 500) {
     return `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
   };
 
-  async function cachedCount(db: Db, filter: ProofFilter, where = whereClause(filter)): Promise<number> {
-    const snapshot = await currentSnapshot(db);
+  /**
+   * `read`: a snapshot the caller read in a statement of its own just before (a page's, RowsQuery.snapshot). Any
+   * snapshot read before the count's statements is a valid key, so this one spares a statement.
+   */
+  async function cachedCount(
+    db: Db,
+    filter: ProofFilter,
+    where = whereClause(filter),
+    read?: string,
+  ): Promise<number> {
+    const snapshot = read ?? (await currentSnapshot(db));
     if (snapshot === undefined) return countMatches(db, filter, where);
     const key = keyOf(filter, where);
     let entries = byDb.get(db);
@@ -171,7 +181,8 @@ async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined)
  *
  * A count remembered from an earlier request (createCountCache) plans the page, and the page's own statement reads
  * the snapshot that proves it still exact: one statement for the request instead of two. When the snapshot moved
- * (a write since), the count is taken again; the rows stay, read under a snapshot as current as the count's.
+ * (a write since), the count is taken again and remembered under the page's snapshot; the rows stay (a commit
+ * between the page and its recount shows in the count only, as it would between two requests).
  */
 export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Promise<PageResult> {
   const where = whereClause(filter);
@@ -198,7 +209,9 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
     return result.rows;
   };
   const recountUnlessChecked = async () => {
-    if (checkedByPage && snapshot !== remembered.snapshot) total = await exactCount(db, filter, where);
+    // Keyed by the page's snapshot: it was read before the recount's statements.
+    if (checkedByPage && snapshot !== remembered.snapshot)
+      total = await exactCount(db, filter, where, snapshot);
   };
   if (!page.cursor && page.offset) {
     if (page.offset >= total) return { rows: [], total, more: false };
