@@ -2,7 +2,12 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../db/client.js";
 import { locationProofs } from "../db/schema.js";
-import { loadSyntheticProofs, SYNTHETIC_CHAINS, syntheticAddress } from "../lib/local/synthetic-proofs.js";
+import {
+  loadSyntheticProofs,
+  SYNTHETIC_CHAINS,
+  syntheticAddress,
+  syntheticUids,
+} from "../lib/local/synthetic-proofs.js";
 import { locationColumns } from "../lib/location/columns.js";
 import { decodeLocation } from "../lib/location/decode.js";
 import { countProofs } from "../lib/proofs/query.js";
@@ -109,5 +114,13 @@ describe("synthetic proofs", () => {
     expect(await countFromTotals(app.db, { includeRevoked: true }, (f) => countProofs(app.db, f))).toBe(
       COUNT + 50,
     );
+    // syntheticUids names exactly the rows of a seed and range (bench:scale takes its writes out with it).
+    const [named] = await queryRows<{ n: number }>(
+      app.db,
+      sql`select count(*)::int as n from location_proofs where uid in ${syntheticUids(2, 11, 30)}`,
+    );
+    expect(named?.n).toBe(30);
+    await app.db.execute(sql`delete from location_proofs where uid in ${syntheticUids(2, 1, 50)}`);
+    expect(await countProofs(app.db, { includeRevoked: true })).toBe(COUNT);
   });
 });

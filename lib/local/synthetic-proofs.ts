@@ -100,6 +100,13 @@ const hex64 = (seed: number, n: number) =>
     .map((k) => `lpad(to_hex(hashint8extended(i, ${seed * 1000 + n * 10 + k})), 16, '0')`)
     .join(" || ");
 
+/**
+ * The uids of rows from..from+count-1 of a seed, as loadSyntheticProofs writes them, as a subquery: to take those
+ * rows out again (bench:scale removes the proofs its write section added, so that `--keep` finds the data as loaded).
+ */
+export const syntheticUids = (seed: number, from: number, count: number) =>
+  sql.raw(`(select '0x' || ${hex64(seed, 1)} from generate_series(${from}, ${from + count - 1}) as i)`);
+
 /** An address as syntheticAddress computes it. */
 const address = (kind: "p" | "s", rank: string) =>
   `'0x' || substr(md5('${kind}' || ${rank}) || md5('${kind}x' || ${rank}), 1, 40)`;
