@@ -28,51 +28,35 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import pg from "pg";
-import { connect, MAINTENANCE_BUDGETS } from "../db/client.js";
-import { migrate } from "../db/migrate.js";
-import { bulkLoadSynthetic } from "../lib/local/synthetic-proofs.js";
 import { node24Binary } from "../scripts/build-output.js";
 import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
+import {
+  admin,
+  benchDatabaseUrl,
+  DAY,
+  END,
+  f1,
+  flag,
+  iso,
+  loadBenchDatabase,
+  option,
+  pad,
+  percentile,
+} from "./common.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
 const WARM_UP = option("--warm-up", 40);
 const BUDGET_MS = option("--budget", 60) * 1000;
 const WARM_UP_CAP_MS = 15_000;
-const DROP = argv.includes("--drop");
-const SERVER = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const DROP = flag("--drop");
 const DB_NAME = "lpqs_bench_peers";
 const PEERS_DIR = "/tmp/lpqs-peers";
 const NODE24 = node24Binary(ROOT);
 if (!NODE24) throw new Error("Node 24 not found: npm ci --prefix .ci/node24 (or set NODE24)");
 
-const dbUrl = (() => {
-  const u = new URL(SERVER);
-  u.pathname = `/${DB_NAME}`;
-  return u.toString();
-})();
-
-async function admin(text: string, url = SERVER): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** The newest event time of the data set: the start of today (UTC), as bench:scale, so both load the same data. */
-const END = new Date(new Date().toISOString().slice(0, 10));
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+const dbUrl = benchDatabaseUrl(DB_NAME);
 const MONTH_FROM = END.getTime() - 60 * DAY;
 const MONTH_TO = END.getTime() - 30 * DAY;
 /** What the table's comment says of the data, so that a run reuses only data of the same size and end date. */
@@ -98,18 +82,9 @@ async function prepare(): Promise<void> {
       return;
     }
   }
-  await admin(`drop database if exists ${DB_NAME} with (force)`);
-  await admin(`create database ${DB_NAME}`);
-  const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  const started = performance.now();
+  const handle = await loadBenchDatabase(DB_NAME, ROWS);
   try {
-    await migrate(handle);
-    const started = performance.now();
-    await bulkLoadSynthetic(
-      handle,
-      ROWS,
-      (n) => process.stdout.write(`\rloading ${n.toLocaleString("en")} / ${ROWS.toLocaleString("en")}`),
-      { seed: 1, end: END },
-    );
     process.stdout.write(
       `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs; copying them for the peers`,
     );
@@ -317,13 +292,6 @@ const mark = (c: Check | undefined, e: Expected) => {
 };
 
 // ---------------------------------------------------------------------------------------------------------------
-
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-};
-const f1 = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "-");
-const pad = (s: string, n: number) => s.padEnd(n);
 
 /** An installed Debian package's version (`dpkg-query -W` prints the name, a tab and the version). */
 const debianVersion = (name: string) =>

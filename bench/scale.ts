@@ -39,54 +39,40 @@ import { GET as listGET } from "../api/v0/location-proofs/index.js";
 import { connect, MAINTENANCE_BUDGETS, queryRows, setDatabase } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { loadConfig, setConfig } from "../lib/config.js";
-import {
-  bulkLoadSynthetic,
-  loadSyntheticProofs,
-  syntheticAddress,
-  syntheticUids,
-} from "../lib/local/synthetic-proofs.js";
+import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
 import { node24Binary } from "../scripts/build-output.js";
 import { builtOutputCopy, serveOutput, serveScript } from "../tests/helpers/vercel-output.js";
+import {
+  admin,
+  benchDatabaseUrl,
+  DAY,
+  END,
+  f1,
+  flag,
+  iso,
+  loadBenchDatabase,
+  lpad,
+  option,
+  pad,
+  percentile,
+  textOption,
+} from "./common.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const argv = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
 const DURATION = option("--duration", 10);
 const HARVEST_BUDGET_S = option("--harvest-budget", 300);
 const WARM_UP = option("--warm-up", 40);
-const KEEP = argv.includes("--keep");
-const ONLY = argv.includes("--only") ? argv[argv.indexOf("--only") + 1]!.split(",") : undefined;
+const KEEP = flag("--keep");
+const ONLY = textOption("--only")?.split(",");
 const runs = (section: "latency" | "harvest" | "write" | "throughput") => !ONLY || ONLY.includes(section);
-const CPU_PROF = argv.includes("--cpu-prof") ? argv[argv.indexOf("--cpu-prof") + 1] : undefined;
-const SERVER = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const CPU_PROF = textOption("--cpu-prof");
 const DB_NAME = "lpqs_bench_scale";
 const NODE24 = node24Binary(ROOT);
 if (!NODE24) throw new Error("Node 24 not found: npm ci --prefix .ci/node24 (or set NODE24)");
 
-const dbUrl = (() => {
-  const u = new URL(SERVER);
-  u.pathname = `/${DB_NAME}`;
-  return u.toString();
-})();
-
-async function admin(text: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ connectionString: SERVER });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-/** The newest event time of the data set: the start of today (UTC), so reruns on one day load the same data. */
-const END = new Date(new Date().toISOString().slice(0, 10));
-const DAY = 86_400_000;
+const dbUrl = benchDatabaseUrl(DB_NAME);
 
 async function prepare(): Promise<void> {
   if (KEEP && (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).length > 0) {
@@ -102,17 +88,8 @@ async function prepare(): Promise<void> {
       return;
     }
   }
-  await admin(`drop database if exists ${DB_NAME} with (force)`);
-  await admin(`create database ${DB_NAME}`);
-  const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
-  await migrate(handle);
   const started = performance.now();
-  await bulkLoadSynthetic(
-    handle,
-    ROWS,
-    (n) => process.stdout.write(`\rloading ${n.toLocaleString("en")} / ${ROWS.toLocaleString("en")}`),
-    { seed: 1, end: END },
-  );
+  const handle = await loadBenchDatabase(DB_NAME, ROWS);
   // As autovacuum would soon after a bulk load: visibility map and statistics (index-only scans, plans).
   await handle.db.execute(sql`vacuum analyze location_proofs`);
   await handle.db.execute(sql`vacuum analyze proof_counts`);
@@ -127,7 +104,6 @@ async function prepare(): Promise<void> {
 
 const TOP_PROVER = syntheticAddress("p", 1);
 const TYPICAL_PROVER = syntheticAddress("p", 100);
-const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 const MONTH = `fromTimestamp=${iso(END.getTime() - 60 * DAY)}&toTimestamp=${iso(END.getTime() - 30 * DAY)}`;
 const OGC_MONTH = `datetime=${iso(END.getTime() - 60 * DAY)}/${iso(END.getTime() - 30 * DAY)}`;
 const CITY = "bbox=13.3,52.45,13.5,52.57";
@@ -216,10 +192,6 @@ async function replay(client: pg.ClientBase, statements: Statement[]): Promise<v
 // ---------------------------------------------------------------------------------------------------------------
 // Measurement helpers.
 
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-};
 const TICK_MS = 1000 / 100; // Linux USER_HZ
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
@@ -254,10 +226,6 @@ function get(path: string, floor = false): Promise<{ ms: number; body: Buffer; s
       .on("error", reject);
   });
 }
-
-const f1 = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "-");
-const pad = (s: string, n: number) => s.padEnd(n);
-const lpad = (s: string, n: number) => s.padStart(n);
 
 /** Where a link points on this server (links are absolute, with the host the function saw). */
 const local = (href: string) => {
