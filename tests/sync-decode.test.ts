@@ -81,7 +81,7 @@ describe("attestation → row", () => {
     expect(row.memo).toBe("\uFFFD");
   });
 
-  it("eventTimestamp 0 or too large for a date is null, with the exact raw value kept", () => {
+  it("eventTimestamp 0 or past year 9999 is null, with the exact raw value kept", () => {
     const zero = attestationRow(
       chain,
       attestation(encodeLocationProof({ locationType: "x", location: "y" })),
@@ -95,5 +95,21 @@ describe("attestation → row", () => {
       at,
     );
     expect(row).toMatchObject({ eventTimestamp: null, eventTimestampRaw: huge.toString() });
+    // The last second PostgreSQL takes as ISO text is 9999-12-31T23:59:59Z; a second later is null, for every time.
+    const edge = (seconds: bigint) =>
+      attestationRow(
+        chain,
+        attestation(encodeLocationProof({ eventTimestamp: seconds, locationType: "x", location: "y" }), {
+          expirationTime: seconds,
+        }),
+        at,
+      );
+    const last = new Date("9999-12-31T23:59:59Z");
+    expect(edge(253_402_300_799n)).toMatchObject({ eventTimestamp: last, expirationTime: last });
+    expect(edge(253_402_300_800n)).toMatchObject({
+      eventTimestamp: null,
+      eventTimestampRaw: "253402300800",
+      expirationTime: null,
+    });
   });
 });

@@ -143,6 +143,39 @@ describe("sync end to end (anvil + EAS + Multicall3 → database → API)", () =
     expect(await proof(uid!)).toMatchObject({ revoked: true });
   });
 
+  it("times past year 9999 (any uint64 is valid on chain) are stored as null, raw value kept, and the sync goes on", async () => {
+    // PostgreSQL takes no year past 9999 in ISO text: one such attestation must not stall the chain's cursor.
+    const [uid] = await attest(devnet.rpcUrl, devnet.eas, [
+      {
+        data: encodeLocationProof({
+          eventTimestamp: 253_402_300_800n, // 10000-01-01T00:00:00Z
+          locationType: "coordinate-decimal+lon-lat",
+          location: "1.5, 2.5",
+        }),
+        expirationTime: 2n ** 63n,
+      },
+    ]);
+    const [last] = await attest(devnet.rpcUrl, devnet.eas, [
+      {
+        data: encodeLocationProof({
+          eventTimestamp: 253_402_300_799n, // 9999-12-31T23:59:59Z, the last second PostgreSQL takes as ISO text
+          locationType: "coordinate-decimal+lon-lat",
+          location: "3.5, 4.5",
+        }),
+      },
+    ]);
+    await mine(devnet.rpcUrl, 2);
+    const res = await post("/api/sync");
+    expect(res.status).toBe(200);
+    expect(await proof(uid!)).toMatchObject({
+      event_timestamp: null,
+      event_timestamp_raw: "253402300800",
+      expiration_time: null,
+      longitude: 1.5,
+    });
+    expect(await proof(last!)).toMatchObject({ event_timestamp: "9999-12-31T23:59:59.000Z", longitude: 3.5 });
+  });
+
   it("GET /api/sync/status reports the cursor at head − confirmations, the last run and the worker", async () => {
     const res = await app.get("/api/sync/status", { headers: AUTH });
     expect(res.status).toBe(200);

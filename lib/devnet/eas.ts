@@ -147,7 +147,8 @@ async function placeMulticall3({ publicClient }: Clients): Promise<void> {
 }
 
 /** One attestation request: schema data plus optional recipient. */
-export type AttestItem = { data: Hex; recipient?: Address };
+/** expirationTime: seconds since the epoch, 0 (the default) for none. */
+export type AttestItem = { data: Hex; recipient?: Address; expirationTime?: bigint };
 
 /**
  * Writes attestations through EAS.multiAttest, `chunk` per transaction, and returns their uids in order.
@@ -165,7 +166,7 @@ export async function attest(
   for (let i = 0; i < items.length; i += chunk) {
     const data = items.slice(i, i + chunk).map((it) => ({
       recipient: it.recipient ?? zeroAddress,
-      expirationTime: 0n,
+      expirationTime: it.expirationTime ?? 0n,
       revocable: true,
       refUID: zeroHash,
       data: it.data,

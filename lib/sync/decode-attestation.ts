@@ -22,8 +22,13 @@ export type LogPosition = { blockNumber: number; blockHash: Hex; txHash: Hex; lo
 
 /** The schema's ABI parameters (decoding here; lib/devnet encodes with the same). */
 export const locationSchemaParams = parseAbiParameters(LOCATION_SCHEMA);
-/** The largest instant a JS Date (and PostgreSQL's timestamptz) holds, in seconds. */
-const MAX_DATE_SECONDS = 8_640_000_000_000n;
+/**
+ * The last second stored as a time: 9999-12-31T23:59:59Z. Any uint64 is valid on chain, but a later instant is
+ * written in ISO text with a six-digit signed year ("+010000-…"), which PostgreSQL refuses: one such attestation
+ * failed its whole batch and stalled the chain's cursor. Later times are stored as null (eventTimestampRaw keeps
+ * the exact value); the API's time filters end at year 9999 too.
+ */
+const MAX_DATE_SECONDS = 253_402_300_799n;
 
 const date = (seconds: bigint): Date | null =>
   seconds > 0n && seconds <= MAX_DATE_SECONDS ? new Date(Number(seconds) * 1000) : null;
