@@ -4,7 +4,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { coversWorld, type ProofFilter, whereClause } from "./filter.js";
-import { type ProofRow, type RowsQuery, selectProofJson, selectProofs } from "./rows.js";
+import { type ProofRow, type RowsQuery, SNAPSHOT_TEXT, selectProofJson, selectProofs } from "./rows.js";
 import { type Cursor, keysetSegments, orderBy, type Segment, type SortSpec, sortKeys } from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
@@ -65,7 +65,7 @@ const SMALL_RESULT = 5000;
 /** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
 const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
 
-const SNAPSHOT = sql`select pg_current_snapshot()::text as snapshot`;
+const SNAPSHOT = sql`select ${SNAPSHOT_TEXT} as snapshot`;
 
 export function createCountCache(maxEntries = 500) {
   const byDb = new WeakMap<Db, Map<string, { snapshot: string; n: number }>>();
@@ -165,11 +165,9 @@ export function countParts(f: ProofFilter): ProofFilter[] {
  */
 async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined): Promise<number> {
   const parts = countParts(filter);
+  const rows = (f: ProofFilter) => countProofs(db, f, f === filter ? where : whereClause(f));
   let total = 0;
-  for (const part of parts) {
-    const rows = (f: ProofFilter) => countProofs(db, f, f === filter ? where : whereClause(f));
-    total += (await countFromTotals(db, part, rows)) ?? (await rows(part));
-  }
+  for (const part of parts) total += (await countFromTotals(db, part, rows)) ?? (await rows(part));
   return total;
 }
 
@@ -198,10 +196,10 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
   const wanted = page.limit + 1;
   const json = page.json;
   const keys = json ? sortKeys(page.sort).map((k) => k.column) : [];
+  // The snapshot comes with the first statement that returns a row (an empty one carries none).
   let snapshot: string | undefined;
-  let reads = 0;
   const read = async (q: RowsQuery): Promise<ProofRow[]> => {
-    const withSnapshot = { ...q, snapshot: checkedByPage && reads++ === 0 };
+    const withSnapshot = { ...q, snapshot: checkedByPage && snapshot === undefined };
     const result = await (json
       ? selectProofJson(db, withSnapshot, json, keys)
       : selectProofs(db, withSnapshot));

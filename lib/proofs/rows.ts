@@ -70,7 +70,9 @@ export type RowsQuery = {
 /** Rows as read, and the statement's snapshot when the query asked for it and a row carried it. */
 export type ReadRows<T> = { rows: T[]; snapshot: string | undefined };
 
-const SNAPSHOT_COLUMN = sql.raw(`(select pg_current_snapshot()::text) as "snapshot", `);
+/** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/query.ts). */
+export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
+const SNAPSHOT_COLUMN = sql`(select ${SNAPSHOT_TEXT}) as "snapshot", `;
 
 const rest = (q: RowsQuery): SQL =>
   sql`${q.where ? sql` where ${q.where}` : sql``} order by ${sql.join(q.orderBy, sql`, `)} limit ${q.limit}${q.offset ? sql` offset ${q.offset}` : sql``}`;
