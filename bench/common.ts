@@ -1,12 +1,23 @@
 /**
- * What bench:scale and bench:peers share: their options, their database beside BENCH_DATABASE_URL's, the data set's
- * end date and the figures' formatting. Both load the same synthetic data (seed 1, ending at END), so their figures
- * are of the same proofs.
+ * What the benchmarks share: options, their own databases, the synthetic data set of bench:scale and bench:peers
+ * (seed 1, ending at END, so both measure the same proofs), Node 24, and the figures' formatting.
  */
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
 import pg from "pg";
-import { connect, type DbHandle, MAINTENANCE_BUDGETS } from "../db/client.js";
+import { connect, type DbHandle, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { bulkLoadSynthetic } from "../lib/local/synthetic-proofs.js";
+import { node24Binary } from "../scripts/build-output.js";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+/** The Node 24 binary the built functions are served on, as in production; throws without one. */
+export function requireNode24(): string {
+  const node = node24Binary(ROOT);
+  if (!node) throw new Error("Node 24 not found: npm ci --prefix .ci/node24 (or set NODE24)");
+  return node;
+}
 
 const argv = process.argv.slice(2);
 /** A numeric command-line option (`--name N`), or the fallback. */
@@ -21,12 +32,14 @@ export const textOption = (name: string) => (argv.includes(name) ? argv[argv.ind
 /** The PostgreSQL server the benchmarks create their databases on (never DATABASE_URL's data). */
 export const BENCH_SERVER = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-/** The URL of a benchmark's own database on BENCH_SERVER. */
-export function benchDatabaseUrl(name: string): string {
-  const u = new URL(BENCH_SERVER);
+/** The URL of database `name` on the server of `server` (a connection URL). */
+export function databaseUrl(server: string, name: string): string {
+  const u = new URL(server);
   u.pathname = `/${name}`;
   return u.toString();
 }
+/** The URL of a benchmark's own database on BENCH_SERVER. */
+export const benchDatabaseUrl = (name: string) => databaseUrl(BENCH_SERVER, name);
 
 /** One statement on its own connection (create/drop database, version, checks), by default on BENCH_SERVER. */
 export async function admin(text: string, url = BENCH_SERVER): Promise<Record<string, unknown>[]> {
@@ -39,9 +52,35 @@ export async function admin(text: string, url = BENCH_SERVER): Promise<Record<st
   }
 }
 
+/** What a loaded database's comment says of its data: a later run reuses only the same data. */
+const dataTag = (rows: number) => `lpqs bench: ${rows} synthetic proofs, seed 1, end ${END.toISOString()}`;
+
+/**
+ * Whether database `name` on BENCH_SERVER holds exactly the data loadBenchDatabase would load (the same size and end
+ * date, and still `rows` proofs); it gets the migrations added since.
+ */
+export async function holdsBenchData(name: string, rows: number): Promise<boolean> {
+  const [db] = await admin(
+    `select shobj_description(oid, 'pg_database') as tag from pg_database where datname = '${name}'`,
+  );
+  if (db?.tag !== dataTag(rows)) return false;
+  const handle = await connect(benchDatabaseUrl(name), "pg", MAINTENANCE_BUDGETS);
+  try {
+    await migrate(handle);
+    const [row] = await queryRows<{ n: number }>(
+      handle.db,
+      sql`select count(*)::int as n from location_proofs`,
+    );
+    return row?.n === rows;
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * A new database `name` on BENCH_SERVER (any old one dropped), migrated, holding `rows` synthetic proofs of seed 1
- * ending at END, with a progress line. The caller closes the handle.
+ * ending at END, vacuumed and analysed as autovacuum would soon after a bulk load (visibility map for index-only
+ * scans, statistics for plans), with a progress line. The caller closes the handle.
  */
 export async function loadBenchDatabase(name: string, rows: number): Promise<DbHandle> {
   await admin(`drop database if exists ${name} with (force)`);
@@ -56,6 +95,8 @@ export async function loadBenchDatabase(name: string, rows: number): Promise<DbH
       (n) => process.stdout.write(`\rloading ${n.toLocaleString("en")} / ${total}`),
       { seed: 1, end: END },
     );
+    await handle.db.execute(sql`vacuum analyze`);
+    await admin(`comment on database ${name} is '${dataTag(rows)}'`);
     return handle;
   } catch (error) {
     await handle.close();

@@ -19,28 +19,13 @@ import { GET } from "../api/ogc/collections/location-proofs/items/index.js";
 import { connect, MAINTENANCE_BUDGETS, setDatabase } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { loadConfig, setConfig } from "../lib/config.js";
+import { admin, databaseUrl } from "./common.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const DB_NAME = "lpqs_bench_ogc";
 const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const reload = process.argv.includes("--reload");
-
-const withDb = (url: string, db: string) => {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-};
-
-async function admin(text: string): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** One INSERT … SELECT over generate_series: all randomness comes from PostgreSQL's random(), seeded. */
 const LOAD = (rows: number) =>
@@ -90,8 +75,9 @@ join (values (0, 'sepolia', 11155111), (1, 'base', 8453), (2, 'arbitrum', 42161)
   on c.n = g.i % 4`);
 
 async function prepare(): Promise<string> {
-  const exists = (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).length > 0;
-  const url = withDb(serverUrl, DB_NAME);
+  const exists =
+    (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`, serverUrl)).length > 0;
+  const url = databaseUrl(serverUrl, DB_NAME);
   if (exists && !reload) {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -105,8 +91,8 @@ async function prepare(): Promise<string> {
       return url;
     }
   }
-  await admin(`drop database if exists ${DB_NAME} with (force)`);
-  await admin(`create database ${DB_NAME}`);
+  await admin(`drop database if exists ${DB_NAME} with (force)`, serverUrl);
+  await admin(`create database ${DB_NAME}`, serverUrl);
   const handle = await connect(url, "pg", MAINTENANCE_BUDGETS);
   await migrate(handle);
   const started = performance.now();

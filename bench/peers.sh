@@ -97,6 +97,33 @@ command -v curl >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y 
 
 echo "peers: $(dpkg-query -W -f='${Package} ${Version}\n' qgis-server cgi-mapserver lighttpd postgresql-15-postgis-3 | tr '\n' ';')"
 
+# lighttpd serving one FastCGI program on 127.0.0.1:<port>, with the program's environment (lines `"NAME" => "value"`).
+lighttpd_conf() {
+  local name=$1 port=$2 program=$3 environment=$4
+  cat >"$DIR/lighttpd-$name.conf" <<EOF
+server.modules = ("mod_fastcgi")
+server.bind = "127.0.0.1"
+server.port = $port
+server.document-root = "$DIR/www"
+server.pid-file = "$DIR/run/lighttpd-$name.pid"
+server.errorlog = "$DIR/run/lighttpd-$name.error.log"
+server.username = "www-data"
+server.groupname = "www-data"
+server.max-keep-alive-requests = 100000
+fastcgi.server = ("/" => ((
+  "socket" => "$DIR/run/$name.sock",
+  "bin-path" => "$program",
+  "check-local" => "disable",
+  "fix-root-scriptname" => "enable",
+  "min-procs" => $PROCS,
+  "max-procs" => $PROCS,
+  "bin-environment" => (
+$environment
+  )
+)))
+EOF
+}
+
 stop
 mkdir -p "$DIR/www" "$DIR/qgis-home" "$DIR/run"
 chown www-data:www-data "$DIR/qgis-home" "$DIR/run"
@@ -138,24 +165,7 @@ cat >"$DIR/peers.qgs" <<EOF
 </qgis>
 EOF
 
-cat >"$DIR/lighttpd-qgis.conf" <<EOF
-server.modules = ("mod_fastcgi")
-server.bind = "127.0.0.1"
-server.port = $QGIS_PORT
-server.document-root = "$DIR/www"
-server.pid-file = "$DIR/run/lighttpd-qgis.pid"
-server.errorlog = "$DIR/run/lighttpd-qgis.error.log"
-server.username = "www-data"
-server.groupname = "www-data"
-server.max-keep-alive-requests = 100000
-fastcgi.server = ("/" => ((
-  "socket" => "$DIR/run/qgis.sock",
-  "bin-path" => "/usr/lib/cgi-bin/qgis_mapserv.fcgi",
-  "check-local" => "disable",
-  "fix-root-scriptname" => "enable",
-  "min-procs" => $PROCS,
-  "max-procs" => $PROCS,
-  "bin-environment" => (
+lighttpd_conf qgis $QGIS_PORT /usr/lib/cgi-bin/qgis_mapserv.fcgi "$(cat <<EOF
     "QGIS_PROJECT_FILE" => "$DIR/peers.qgs",
     "QGIS_SERVER_LOG_LEVEL" => "2",
     "QGIS_SERVER_LOG_STDERR" => "1",
@@ -165,9 +175,8 @@ fastcgi.server = ("/" => ((
     "HOME" => "$DIR/qgis-home",
     "QT_QPA_PLATFORM" => "offscreen",
     "XDG_RUNTIME_DIR" => "$DIR/qgis-home"
-  )
-)))
 EOF
+)"
 
 # --- MapServer 8: its config file maps /peers to the mapfile; OGC API Features on for the one layer --------------
 cat >"$DIR/mapserver.conf" <<EOF
@@ -224,28 +233,10 @@ MAP
 END
 EOF
 
-cat >"$DIR/lighttpd-mapserver.conf" <<EOF
-server.modules = ("mod_fastcgi")
-server.bind = "127.0.0.1"
-server.port = $MAPSERVER_PORT
-server.document-root = "$DIR/www"
-server.pid-file = "$DIR/run/lighttpd-mapserver.pid"
-server.errorlog = "$DIR/run/lighttpd-mapserver.error.log"
-server.username = "www-data"
-server.groupname = "www-data"
-server.max-keep-alive-requests = 100000
-fastcgi.server = ("/" => ((
-  "socket" => "$DIR/run/mapserver.sock",
-  "bin-path" => "/usr/lib/cgi-bin/mapserv",
-  "check-local" => "disable",
-  "fix-root-scriptname" => "enable",
-  "min-procs" => $PROCS,
-  "max-procs" => $PROCS,
-  "bin-environment" => (
+lighttpd_conf mapserver $MAPSERVER_PORT /usr/lib/cgi-bin/mapserv "$(cat <<EOF
     "MAPSERVER_CONFIG_FILE" => "$DIR/mapserver.conf"
-  )
-)))
 EOF
+)"
 
 chmod -R a+rX "$DIR"
 start

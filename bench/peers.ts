@@ -28,7 +28,6 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import { node24Binary } from "../scripts/build-output.js";
 import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
 import {
   admin,
@@ -37,14 +36,15 @@ import {
   END,
   f1,
   flag,
+  holdsBenchData,
   iso,
   loadBenchDatabase,
   option,
   pad,
   percentile,
+  requireNode24,
 } from "./common.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
 const WARM_UP = option("--warm-up", 40);
@@ -53,14 +53,13 @@ const WARM_UP_CAP_MS = 15_000;
 const DROP = flag("--drop");
 const DB_NAME = "lpqs_bench_peers";
 const PEERS_DIR = "/tmp/lpqs-peers";
-const NODE24 = node24Binary(ROOT);
-if (!NODE24) throw new Error("Node 24 not found: npm ci --prefix .ci/node24 (or set NODE24)");
+const NODE24 = requireNode24();
 
 const dbUrl = benchDatabaseUrl(DB_NAME);
 const MONTH_FROM = END.getTime() - 60 * DAY;
 const MONTH_TO = END.getTime() - 30 * DAY;
-/** What the table's comment says of the data, so that a run reuses only data of the same size and end date. */
-const DATA_TAG = `lpqs peers: ${ROWS} proofs, seed 1, end ${END.toISOString()}`;
+/** The peers' table's comment, written once the copy is complete and indexed. */
+const COPY_TAG = "lpqs peers: complete copy";
 
 // ---------------------------------------------------------------------------------------------------------------
 // The data: ours (location_proofs, by the service's migrations) and the peers' copy (peer_proofs, PostGIS).
@@ -72,12 +71,12 @@ const PEER_COLUMNS = `uid, chain, chain_id, prover, subject, event_timestamp, ev
 
 /** Loads the data unless the database already holds it. */
 async function prepare(): Promise<void> {
-  if ((await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).length > 0) {
+  if (await holdsBenchData(DB_NAME, ROWS)) {
     const [row] = await admin(
       "select obj_description('public.peer_proofs'::regclass, 'pg_class') as tag where to_regclass('public.peer_proofs') is not null",
       dbUrl,
     );
-    if (row?.tag === DATA_TAG) {
+    if (row?.tag === COPY_TAG) {
       console.log(`reusing ${DB_NAME} (${ROWS.toLocaleString("en")} proofs, ending ${END.toISOString()})`);
       return;
     }
@@ -103,9 +102,9 @@ async function prepare(): Promise<void> {
     await db.execute(sql`alter table peer_proofs add primary key (fid)`);
     await db.execute(sql`create index peer_proofs_geom_gist on peer_proofs using gist (geom)`);
     await db.execute(sql`create index peer_proofs_event_timestamp_idx on peer_proofs (event_timestamp)`);
-    // As autovacuum would soon after a bulk load: visibility maps and statistics, for our tables and theirs.
-    await db.execute(sql`vacuum analyze`);
-    await db.execute(sql.raw(`comment on table peer_proofs is '${DATA_TAG}'`));
+    // As autovacuum would soon after a bulk load (ours was, by loadBenchDatabase).
+    await db.execute(sql`vacuum analyze peer_proofs`);
+    await db.execute(sql.raw(`comment on table peer_proofs is '${COPY_TAG}'`));
     console.log(
       `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs and their PostGIS copy in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );

@@ -23,7 +23,7 @@
  * Options: --rows N (1,000,000), --iterations K (100 per request type), --warm-up W (every request type W times
  * before the first is timed: 40), --duration S (10 s per throughput run),
  * --harvest-budget S (stop a harvest after S seconds: 300), --keep (keep the database for the next run, which
- * reuses it when it holds N proofs), --cpu-prof DIR (profile the server: node --cpu-prof), --only SECTIONS (a comma
+ * reuses it while it holds the same N proofs, loaded the same day), --cpu-prof DIR (profile the server: node --cpu-prof), --only SECTIONS (a comma
  * list of latency, harvest, write, throughput: run only those; e.g. `--keep --only latency` to compare the CPU per
  * request of two commits on the same data).
  */
@@ -36,11 +36,9 @@ import pg from "pg";
 import { GET as shapesGET } from "../api/ogc/collections/location-proof-shapes/items/index.js";
 import { GET as itemsGET } from "../api/ogc/collections/location-proofs/items/index.js";
 import { GET as listGET } from "../api/v0/location-proofs/index.js";
-import { connect, MAINTENANCE_BUDGETS, queryRows, setDatabase } from "../db/client.js";
-import { migrate } from "../db/migrate.js";
+import { connect, setDatabase } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
-import { node24Binary } from "../scripts/build-output.js";
 import { builtOutputCopy, serveOutput, serveScript } from "../tests/helpers/vercel-output.js";
 import {
   admin,
@@ -49,16 +47,17 @@ import {
   END,
   f1,
   flag,
+  holdsBenchData,
   iso,
   loadBenchDatabase,
   lpad,
   option,
   pad,
   percentile,
+  requireNode24,
   textOption,
 } from "./common.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
 const DURATION = option("--duration", 10);
@@ -69,30 +68,17 @@ const ONLY = textOption("--only")?.split(",");
 const runs = (section: "latency" | "harvest" | "write" | "throughput") => !ONLY || ONLY.includes(section);
 const CPU_PROF = textOption("--cpu-prof");
 const DB_NAME = "lpqs_bench_scale";
-const NODE24 = node24Binary(ROOT);
-if (!NODE24) throw new Error("Node 24 not found: npm ci --prefix .ci/node24 (or set NODE24)");
+const NODE24 = requireNode24();
 
 const dbUrl = benchDatabaseUrl(DB_NAME);
 
 async function prepare(): Promise<void> {
-  if (KEEP && (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`)).length > 0) {
-    const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
-    await migrate(handle);
-    const [row] = await queryRows<{ n: number }>(
-      handle.db,
-      sql`select count(*)::int as n from location_proofs`,
-    );
-    await handle.close();
-    if (row?.n === ROWS) {
-      console.log(`reusing ${DB_NAME} (${ROWS.toLocaleString("en")} proofs)`);
-      return;
-    }
+  if (KEEP && (await holdsBenchData(DB_NAME, ROWS))) {
+    console.log(`reusing ${DB_NAME} (${ROWS.toLocaleString("en")} proofs)`);
+    return;
   }
   const started = performance.now();
   const handle = await loadBenchDatabase(DB_NAME, ROWS);
-  // As autovacuum would soon after a bulk load: visibility map and statistics (index-only scans, plans).
-  await handle.db.execute(sql`vacuum analyze location_proofs`);
-  await handle.db.execute(sql`vacuum analyze proof_counts`);
   console.log(
     `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
@@ -424,7 +410,7 @@ async function main() {
       );
     }
     // The proofs written above are taken out again: the data is as loaded for the throughput runs and for the next
-    // run with --keep (which reuses the database only while it holds exactly N proofs).
+    // run with --keep (which reuses the database only while it holds exactly the N proofs loaded).
     if (written > 0) {
       await handle.db.execute(sql`delete from location_proofs where uid in ${syntheticUids(2, 1, written)}`);
       written = 0;
