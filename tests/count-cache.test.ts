@@ -172,7 +172,10 @@ describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL befo
   });
 });
 
-describe("the statements of a page and its count", () => {
+// Statement counts need a database no one else writes to: any commit anywhere in a PostgreSQL cluster moves the
+// snapshot (a recount, never a wrong count), and on PostgreSQL the suite's other files commit in the same cluster
+// at the same time, so the count of statements there depends on timing. PGlite holds its database alone.
+describe.skipIf(usingPostgres())("the statements of a page and its count", () => {
   it("are one while nothing changed, and after a write the page's snapshot keys the recount", async () => {
     // Every statement goes through db.execute or db.select: the proxy counts them and passes them on unchanged.
     // (A new object, so the module's count cache, keyed by the handle, starts empty for it.)
