@@ -14,8 +14,10 @@
  * 4. Harvest: the whole collection through `next` links at limit=1000, native and OGC (every uid must come exactly
  *    once); the first, a middle and the last page of that walk, timed again, interleaved.
  * 5. Counts right after a write: a proof is inserted before every request of the common paths.
- * 6. Throughput at 16 connections: autocannon against the server, and 16 node-postgres connections replaying the
- *    same statements.
+ * 6. Throughput at 16 connections: autocannon against the server (and the floor), and 16 node-postgres connections
+ *    replaying the same statements; beside each rate, the CPU ms per request of the server, of PostgreSQL (every
+ *    postgres process on this machine) and of the client, read from /proc over the same run: on a machine where all
+ *    three share the cores, the sum is what bounds the rate.
  * Beside each HTTP figure, the floor (bench/floor-server.ts): a bare node:http server on the same Node that replays
  * the same statements and answers the same bytes, doing nothing else — what the HTTP layer and the database driver
  * alone cost here, on a machine where the client, the server and PostgreSQL share the CPUs.
@@ -27,7 +29,7 @@
  * list of latency, harvest, write, throughput: run only those; e.g. `--keep --only latency` to compare the CPU per
  * request of two commits on the same data).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -182,6 +184,46 @@ const TICK_MS = 1000 / 100; // Linux USER_HZ
 function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
+}
+
+/**
+ * The CPU time of every PostgreSQL process on this machine (0 when BENCH_DATABASE_URL's server runs elsewhere): the
+ * throughput runs share the machine's cores with the database, so the database's CPU per request is part of what
+ * bounds them. A backend that exits during a run (a pool closing an idle connection) takes its CPU out of the live
+ * processes' sum; the postmaster's children's time (cutime + cstime, added when it reaps them) puts it back.
+ */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
+      const parent = Number(fields[1]);
+      const parentIsPostgres = readFileSync(`/proc/${parent}/comm`, "utf8").trim() === "postgres";
+      if (!parentIsPostgres) total += (Number(fields[13]) + Number(fields[14])) * TICK_MS; // the postmaster's reaped children
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total;
+}
+
+/** CPU ms per request of the server (when given), of PostgreSQL and of this process (the client) over `run`. */
+async function cpuPerRequest(
+  server: number | undefined,
+  run: () => Promise<number>,
+): Promise<{ requests: number; server: number; postgres: number; client: number }> {
+  const [s0, p0, c0] = [server ? cpuMs(server) : 0, postgresCpuMs(), process.cpuUsage()];
+  const requests = await run();
+  const c = process.cpuUsage(c0);
+  return {
+    requests,
+    server: server ? (cpuMs(server) - s0) / requests : 0,
+    postgres: (postgresCpuMs() - p0) / requests,
+    client: (c.user + c.system) / 1000 / requests,
+  };
 }
 
 let base = "";
@@ -417,7 +459,10 @@ async function main() {
     }
 
     say(
-      `\nThroughput at 16 connections, ${DURATION} s each: HTTP (autocannon) vs the same SQL (16 node-postgres connections)`,
+      `\nThroughput at 16 connections, ${DURATION} s each: HTTP (autocannon) and the floor server vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`,
+    );
+    say(
+      `${pad("request", 42)} ${lpad("HTTP", 6)} ${lpad("", 5)} ${lpad("floor", 6)} ${lpad("", 5)} ${lpad("SQL", 6)}   ${pad("CPU HTTP", 14)}  ${pad("CPU floor", 14)}  CPU SQL`,
     );
     for (const name of runs("throughput")
       ? ["ogc default page (10)", "ogc city bbox (Berlin)", "v0 default page (100)", "v0 city bbox (Berlin)"]
@@ -426,33 +471,50 @@ async function main() {
       const recorded = await statementsOf(r.path);
       const { statements } = recorded;
       await setFloor(recorded);
-      const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
-      const httpRps = result.requests.average;
-      const floorResult = await autocannon({
-        url: `${floorBase}${r.path}`,
-        connections: 16,
-        duration: DURATION,
+      let failed = 0;
+      const http = await cpuPerRequest(server.pid, async () => {
+        const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
+        failed += result.non2xx + result.errors;
+        return result.requests.total;
       });
-      const floorRps = floorResult.requests.average;
-      const bad = result.non2xx + result.errors + floorResult.non2xx + floorResult.errors;
-      let done = 0;
-      const until = performance.now() + DURATION * 1000;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          const client = await pool.connect();
-          try {
-            while (performance.now() < until) {
-              await replay(client, statements);
-              done++;
+      const floored = await cpuPerRequest(floor.pid, async () => {
+        const result = await autocannon({
+          url: `${floorBase}${r.path}`,
+          connections: 16,
+          duration: DURATION,
+        });
+        failed += result.non2xx + result.errors;
+        return result.requests.total;
+      });
+      const raw = await cpuPerRequest(undefined, async () => {
+        let done = 0;
+        const until = performance.now() + DURATION * 1000;
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            const client = await pool.connect();
+            try {
+              while (performance.now() < until) {
+                await replay(client, statements);
+                done++;
+              }
+            } finally {
+              client.release();
             }
-          } finally {
-            client.release();
-          }
-        }),
-      );
-      const sqlRps = done / DURATION;
+          }),
+        );
+        return done;
+      });
+      const [httpRps, floorRps, sqlRps] = [http, floored, raw].map((x) => x.requests / DURATION) as [
+        number,
+        number,
+        number,
+      ];
+      const percent = (rps: number) => `${((100 * rps) / sqlRps).toFixed(0)}%`;
+      const split = (x: { server: number; postgres: number; client: number }, server = true) =>
+        [server ? x.server.toFixed(2) : "-", x.postgres.toFixed(2), x.client.toFixed(2)].join("/");
+      const rates = [httpRps, floorRps].map((rps) => `${lpad(rps.toFixed(0), 6)} ${lpad(percent(rps), 5)}`);
       say(
-        `${pad(name, 42)} HTTP ${lpad(httpRps.toFixed(0), 6)} req/s${bad ? ` (${bad} failed)` : ""}   SQL ${lpad(sqlRps.toFixed(0), 6)} req/s   ${((100 * httpRps) / sqlRps).toFixed(0)}%   floor ${lpad(floorRps.toFixed(0), 6)} req/s ${((100 * floorRps) / sqlRps).toFixed(0)}%  goal >= 60%: ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}`,
+        `${pad(name, 42)} ${rates.join(" ")} ${lpad(sqlRps.toFixed(0), 6)}   ${pad(split(http), 14)}  ${pad(split(floored), 14)}  ${pad(split(raw, false), 14)}  ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}${failed ? ` (${failed} failed)` : ""}`,
       );
     }
     const worst = Object.entries(latency).sort((a, b) => b[1].http / b[1].sql - a[1].http / a[1].sql)[0];
