@@ -4,7 +4,7 @@ import { htmlResponse } from "../html/layout.js";
 import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
-import { bytesResponse, JSON_TYPE, joinTexts, stringify } from "../http/respond.js";
+import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
 import { proofPage } from "../paging.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
 import { RECORD_JSON } from "../proofs/json-sql.js";
@@ -14,7 +14,6 @@ import type { JsonRow } from "../proofs/rows.js";
 import type { ListQuery } from "./list-params.js";
 
 const LIST_PATH = "/api/v0/location-proofs";
-const DATA_OPEN = Buffer.from('{"data":[');
 
 function listFilter(q: ListQuery): ProofFilter {
   const times: TimeInterval[] = [];
@@ -73,8 +72,8 @@ export async function listResource(request: Request, q: ListQuery): Promise<Resp
     );
   }
   const { rows, pagination } = await listPage(request, q, RECORD_JSON);
-  const data = joinTexts((rows as JsonRow[]).map((row) => row.json));
-  const body = Buffer.concat([DATA_OPEN, data, Buffer.from(`],"pagination":${stringify(pagination)}}`)]);
+  const texts = (rows as JsonRow[]).map((row) => row.json);
+  const body = listBytes('{"data":[', texts, `],"pagination":${stringify(pagination)}}`);
   return bytesResponse(body, { contentType: JSON_TYPE });
 }
 
