@@ -181,10 +181,12 @@ async function replay(client: pg.ClientBase, statements: Statement[]): Promise<v
 // Measurement helpers.
 
 const TICK_MS = 1000 / 100; // Linux USER_HZ
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
-}
+/** The fields of /proc/<pid>/stat after the command name (so [1] is the parent, [11..14] the CPU times). */
+const statOf = (pid: number | string) =>
+  readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").map(Number);
+/** A process's own CPU time (utime + stime), from its stat fields. */
+const ownMs = (fields: number[]) => (fields[11]! + fields[12]!) * TICK_MS;
+const cpuMs = (pid: number) => ownMs(statOf(pid));
 
 /**
  * The CPU time of every PostgreSQL process on this machine (0 when BENCH_DATABASE_URL's server runs elsewhere): the
@@ -198,11 +200,11 @@ function postgresCpuMs(): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
-      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]!.split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
-      const parent = Number(fields[1]);
-      const parentIsPostgres = readFileSync(`/proc/${parent}/comm`, "utf8").trim() === "postgres";
-      if (!parentIsPostgres) total += (Number(fields[13]) + Number(fields[14])) * TICK_MS; // the postmaster's reaped children
+      const fields = statOf(entry);
+      total += ownMs(fields);
+      // The postmaster (a postgres process whose parent is not one): its reaped children's time, cutime + cstime.
+      if (readFileSync(`/proc/${fields[1]}/comm`, "utf8").trim() !== "postgres")
+        total += (fields[13]! + fields[14]!) * TICK_MS;
     } catch {
       // The process ended meanwhile.
     }
