@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { locationProofs as p } from "../../db/schema.js";
 import { numberArraySql, OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty } from "./properties.js";
+import { renderedOnce as once } from "./sql-once.js";
 
 /**
  * Pages of proofs as JSON written by PostgreSQL: each row's native record, or its OGC feature, as one text column,
@@ -16,9 +16,6 @@ import { numberArraySql, OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty } 
  *
  * The expressions hold no parameters, so each is rendered to SQL text once, here.
  */
-
-const dialect = new PgDialect();
-const once = (expr: SQL): SQL => sql.raw(dialect.sqlToQuery(expr).sql);
 
 /** One JSON object of the properties, in their order: row_to_json over a row of them, named as in the catalogue. */
 const objectOf = (properties: readonly ProofProperty[]): SQL =>

@@ -1,6 +1,7 @@
 import { type AnyColumn, Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
+import { renderedOnce } from "./sql-once.js";
 
 /**
  * Reading proof rows: one SELECT of the columns a response is made of, rows decoded by the columns' own Drizzle
@@ -72,7 +73,9 @@ export type ReadRows<T> = { rows: T[]; snapshot: string | undefined };
 
 /** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/query.ts). */
 export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
-const SNAPSHOT_COLUMN = sql`(select ${SNAPSHOT_TEXT}) as "snapshot", `;
+const SNAPSHOT_COLUMN = renderedOnce(sql`(select ${SNAPSHOT_TEXT}) as "snapshot", `);
+/** The table, as Drizzle names it (rendered once: see renderedOnce). */
+const PROOFS = renderedOnce(sql`${p}`);
 
 const rest = (q: RowsQuery): SQL =>
   sql`${q.where ? sql` where ${q.where}` : sql``} order by ${sql.join(q.orderBy, sql`, `)} limit ${q.limit}${q.offset ? sql` offset ${q.offset}` : sql``}`;
@@ -84,7 +87,7 @@ const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
 export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<ProofRow>> {
   const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${SELECT_LIST} from ${p}${rest(q)}`,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${SELECT_LIST} from ${PROOFS}${rest(q)}`,
   );
   return { rows: raw.map(decodeRow), snapshot: snapshotOf(q, raw) };
 }
@@ -107,7 +110,7 @@ export async function selectProofJson(
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
   const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${list}${json} as "json" from ${p}${rest(q)}`,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${list}${json} as "json" from ${PROOFS}${rest(q)}`,
   );
   const rows = raw.map((r) => {
     const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };

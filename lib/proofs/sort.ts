@@ -1,6 +1,7 @@
 import { type AnyColumn, and, or, type SQL, sql } from "drizzle-orm";
 import { type PropertyType, proofProperty } from "./properties.js";
 import type { ProofRow } from "./rows.js";
+import { renderedOnce } from "./sql-once.js";
 
 /** `field` is a sortable property of the catalogue (lib/proofs/properties.ts); sortby checks it. */
 export type SortSpec = { field: string; descending: boolean };
@@ -64,10 +65,30 @@ const unindexed = (column: AnyColumn): SQL => sql`coalesce(${column}, ${column})
  * walking the order index hoping to meet them early.
  */
 export function orderBy(sort: SortSpec[] = DEFAULT_SORT, options: { avoidIndex?: boolean } = {}): SQL[] {
-  return sortKeys(sort).map((k, i) => {
-    const expr = options.avoidIndex && i === 0 ? unindexed(k.column) : sql`${k.column}`;
-    return k.descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
-  });
+  return remembered(`offset\u0000${sortSignature(sort)}\u0000${!!options.avoidIndex}`, () => [
+    renderedOnce(
+      sql.join(
+        sortKeys(sort).map((k, i) => {
+          const expr = options.avoidIndex && i === 0 ? unindexed(k.column) : sql`${k.column}`;
+          return k.descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
+        }),
+        sql`, `,
+      ),
+    ),
+  ]);
+}
+
+/**
+ * The parameter-free parts of a sort's statements (ORDER BY lists, null tests), rendered once per sort shape
+ * (renderedOnce) and kept: a handful of shapes serve nearly every request. Bounded, as sortby is the client's.
+ */
+const shapes = new Map<string, unknown>();
+function remembered<T>(key: string, make: () => T): T {
+  if (shapes.has(key)) return shapes.get(key) as T;
+  const value = make();
+  if (shapes.size >= 500) shapes.clear();
+  shapes.set(key, value);
+  return value;
 }
 
 /** Where a keyset page starts: strictly after (next) or strictly before (prev) a row's key, in the sort's order. */
@@ -117,6 +138,32 @@ function beyond(keys: SortKey[], values: unknown[], before: boolean, i = 0): SQL
 }
 
 /**
+ * A keyset page's ORDER BY lists (reading forward or `backward`) and its first key's null tests: the same for every
+ * page of a sort, so rendered once (remembered).
+ */
+function segmentOrders(sort: SortSpec[], backward: boolean, avoidIndex: boolean) {
+  return remembered(`keyset\u0000${sortSignature(sort)}\u0000${backward}\u0000${avoidIndex}`, () => {
+    const [first, ...others] = sortKeys(sort) as [SortKey, ...SortKey[]];
+    const dir = (k: SortKey) => (k.descending !== backward ? sql`desc` : sql`asc`);
+    const nulls = backward ? sql`nulls first` : sql`nulls last`;
+    const restOrder = others.map((k) => sql`${k.column} ${dir(k)} ${nulls}`);
+    const firstExpr = avoidIndex ? unindexed(first.column) : sql`${first.column}`;
+    // The first key's nulls placement as its index delivers it in the direction read (see DESCENDING_INDEX).
+    const indexNullsLast = DESCENDING_INDEX.has(first.field) === (first.descending !== backward);
+    const nonNullOrder = [
+      sql`${firstExpr} ${dir(first)} ${indexNullsLast ? sql`nulls last` : sql`nulls first`}`,
+      ...restOrder,
+    ];
+    return {
+      nonNullOrder: [renderedOnce(sql.join(nonNullOrder, sql`, `))],
+      restOrder: [renderedOnce(sql.join(restOrder, sql`, `))],
+      isNull: renderedOnce(sql`${first.column} is null`),
+      isNotNull: renderedOnce(sql`${first.column} is not null`),
+    };
+  });
+}
+
+/**
  * A keyset page as index ranges read one after the other until the page is full: every page is an index seek to
  * the cursor on the first key (its ties and further keys are decided by the exact lexicographic condition, and
  * sorted incrementally), whatever its depth — never an OFFSET that reads and discards every row before it.
@@ -133,17 +180,8 @@ export function keysetSegments(
 ): Segment[] {
   const keys = sortKeys(sort);
   const backward = cursor?.direction === "prev";
-  const [first, ...others] = keys as [SortKey, ...SortKey[]];
-  const dir = (k: SortKey) => (k.descending !== backward ? sql`desc` : sql`asc`);
-  const nulls = backward ? sql`nulls first` : sql`nulls last`;
-  const restOrder = others.map((k) => sql`${k.column} ${dir(k)} ${nulls}`);
-  const firstExpr = options.avoidIndex ? unindexed(first.column) : sql`${first.column}`;
-  // The first key's nulls placement as its index delivers it in the direction read (see DESCENDING_INDEX).
-  const indexNullsLast = DESCENDING_INDEX.has(first.field) === (first.descending !== backward);
-  const nonNullOrder = [
-    sql`${firstExpr} ${dir(first)} ${indexNullsLast ? sql`nulls last` : sql`nulls first`}`,
-    ...restOrder,
-  ];
+  const [first] = keys as [SortKey, ...SortKey[]];
+  const { nonNullOrder, restOrder, isNull, isNotNull } = segmentOrders(sort, backward, !!options.avoidIndex);
   const position = cursor ? beyond(keys, cursor.values, backward) : undefined;
   const v0 = cursor?.values[0];
   // The seek: a plain bound on the first key, which the index can start from (the exact condition is `position`).
@@ -155,12 +193,12 @@ export function keysetSegments(
       : undefined;
   if (!first.nullable) return [{ where: and(seek, position), orderBy: nonNullOrder }];
   const nonNull: Segment = {
-    where: and(sql`${first.column} is not null`, seek, position),
+    where: and(isNotNull, seek, position),
     orderBy: nonNullOrder,
     part: { field: first.field, nulls: false },
   };
   const onlyNulls: Segment = {
-    where: and(sql`${first.column} is null`, position),
+    where: and(isNull, position),
     orderBy: restOrder,
     part: { field: first.field, nulls: true },
   };
