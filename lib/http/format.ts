@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { requestUrl } from "./request-url.js";
 
 /**
  * The two encodings of the resources a person may open in a browser: every OGC resource (Part 1 "geojson"/"json"
@@ -49,6 +50,6 @@ export function negotiateFormat(request: Request, f: Format | undefined): Format
  * `f=html` or `f=json` as sent, else Accept as above. Used by route() for HTML error pages.
  */
 export function requestedFormat(request: Request): Format {
-  const f = new URL(request.url).searchParams.get("f");
+  const f = requestUrl(request).searchParams.get("f");
   return negotiateFormat(request, f === "html" || f === "json" ? f : undefined);
 }

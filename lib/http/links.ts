@@ -1,4 +1,5 @@
 import { getConfig } from "../config.js";
+import { requestUrl } from "./request-url.js";
 
 /**
  * The absolute base URL every link is built from: PUBLIC_BASE_URL when configured, else the forwarded headers a
@@ -7,7 +8,7 @@ import { getConfig } from "../config.js";
 export function baseUrl(request: Request): string {
   const configured = getConfig().publicBaseUrl;
   if (configured) return configured;
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const host = firstValue(request.headers.get("x-forwarded-host")) ?? request.headers.get("host") ?? url.host;
   const proto = firstValue(request.headers.get("x-forwarded-proto")) ?? url.protocol.replace(/:$/, "");
   // Only plain host[:port] values are accepted, so a forged header cannot inject a path or scheme into links.
@@ -56,7 +57,7 @@ export function linkWith(
 
 /** The raw `key=value` pairs of the query string, in order, still encoded. */
 function rawPairs(request: Request): string[] {
-  const search = new URL(request.url).search.replace(/^\?/, "");
+  const search = requestUrl(request).search.replace(/^\?/, "");
   return search ? search.split("&").filter(Boolean) : [];
 }
 

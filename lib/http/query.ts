@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ApiError, badParameter, unknownParameter } from "./errors.js";
+import { requestUrl } from "./request-url.js";
 
 type Entries = Record<string, v.GenericSchema>;
 
@@ -13,7 +14,7 @@ export function parseQuery<const E extends Entries>(
   entries: E,
   options: { routeParams?: readonly string[] } = {},
 ): v.InferOutput<v.ObjectSchema<E, undefined>> {
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const allowed = Object.keys(entries);
   const skip = new Set(options.routeParams ?? []);
   const raw: Record<string, string> = {};
@@ -37,7 +38,7 @@ export function parseQuery<const E extends Entries>(
 
 /** A dynamic path segment: Vercel passes it as a query parameter; otherwise it is the path's last segment. */
 export function routeParam(request: Request, name: string): string {
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const fromQuery = url.searchParams.get(name);
   if (fromQuery !== null) return fromQuery;
   const last = url.pathname.split("/").filter(Boolean).pop();

@@ -3,6 +3,7 @@ import { databaseErrorOf, isDatabaseOutage } from "../../db/errors.js";
 import { ConfigError } from "../config.js";
 import { errorFields, log, logOnce } from "../log.js";
 import { ApiError, serviceUnavailable } from "./errors.js";
+import { requestUrl } from "./request-url.js";
 import { withSecurityHeaders } from "./security-headers.js";
 import { statusText } from "./status-text.js";
 
@@ -123,7 +124,7 @@ function classify(error: unknown, request?: Request): unknown {
   }
   if (!(error instanceof ApiError) && isDatabaseOutage(error)) {
     log("error", "database unavailable", {
-      path: request ? new URL(request.url).pathname : undefined,
+      path: request ? requestUrl(request).pathname : undefined,
       db: databaseErrorOf(error),
       error: errorFields(error),
     });
@@ -165,7 +166,7 @@ export function errorResponse(thrown: unknown, request?: Request): Response {
     });
   }
   log("error", "unhandled error", {
-    path: request ? new URL(request.url).pathname : undefined,
+    path: request ? requestUrl(request).pathname : undefined,
     db: databaseErrorOf(error),
     error: errorFields(error),
   });

@@ -6,6 +6,7 @@ import { CORS_HEADERS, preflight } from "./cors.js";
 import { methodNotAllowed } from "./errors.js";
 import { requestedFormat } from "./format.js";
 import { getRateLimiter, type RateLimitOutcome, rateLimitHeaders, tooManyRequests } from "./rate-limit.js";
+import { requestUrl } from "./request-url.js";
 import { errorResponse } from "./respond.js";
 import { withSecurityHeaders } from "./security-headers.js";
 
@@ -108,7 +109,7 @@ function handle(handler: Handler, options: RouteOptions, checkAccess = true): Ha
     response = finish(request, response, options, limitHeaders);
     log("info", "request", {
       method: request.method,
-      path: new URL(request.url).pathname,
+      path: requestUrl(request).pathname,
       status: response.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     });

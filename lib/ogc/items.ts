@@ -3,6 +3,7 @@ import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
+import { requestUrl } from "../http/request-url.js";
 import { log } from "../log.js";
 import { proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
@@ -90,7 +91,7 @@ export async function getItems(
   // reached the server): the shared request log line records only the path.
   log("debug", "ogc items", {
     collection: collection.id,
-    query: new URL(request.url).search,
+    query: requestUrl(request).search,
     matched: total,
     returned: rows.length,
   });
