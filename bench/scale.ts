@@ -17,7 +17,8 @@
  * 6. Throughput at 16 connections: autocannon against the server (and the floor), and 16 node-postgres connections
  *    replaying the same statements; beside each rate, the CPU ms per request of the server, of PostgreSQL (every
  *    postgres process on this machine) and of the client, read from /proc over the same run: on a machine where all
- *    three share the cores, the sum is what bounds the rate.
+ *    three share the cores, the sum is what bounds the rate. Then the same runs with PostgreSQL pinned to CPUs of its
+ *    own (bench/cores.ts), as when the database has a host of its own, where each side is bounded by its own CPU.
  * Beside each HTTP figure, the floor (bench/floor-server.ts): a bare node:http server on the same Node that replays
  * the same statements and answers the same bytes, doing nothing else — what the HTTP layer and the database driver
  * alone cost here, on a machine where the client, the server and PostgreSQL share the CPUs.
@@ -29,8 +30,9 @@
  * list of latency, harvest, write, throughput: run only those; e.g. `--keep --only latency` to compare the CPU per
  * request of two commits on the same data).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
@@ -59,6 +61,7 @@ import {
   requireNode24,
   textOption,
 } from "./common.js";
+import { cannotSeparate, postgresPids, separateCores } from "./cores.js";
 
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
@@ -196,11 +199,9 @@ const cpuMs = (pid: number) => ownMs(statOf(pid));
  */
 function postgresCpuMs(): number {
   let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of postgresPids()) {
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
-      const fields = statOf(entry);
+      const fields = statOf(pid);
       total += ownMs(fields);
       // The postmaster (a postgres process whose parent is not one): its reaped children's time, cutime + cstime.
       if (readFileSync(`/proc/${fields[1]}/comm`, "utf8").trim() !== "postgres")
@@ -460,64 +461,87 @@ async function main() {
       written = 0;
     }
 
-    say(
-      `\nThroughput at 16 connections, ${DURATION} s each: HTTP (autocannon) and the floor server vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`,
-    );
-    say(
-      `${pad("request", 42)} ${lpad("HTTP", 6)} ${lpad("", 5)} ${lpad("floor", 6)} ${lpad("", 5)} ${lpad("SQL", 6)}   ${pad("CPU HTTP", 14)}  ${pad("CPU floor", 14)}  CPU SQL`,
-    );
-    for (const name of runs("throughput")
-      ? ["ogc default page (10)", "ogc city bbox (Berlin)", "v0 default page (100)", "v0 city bbox (Berlin)"]
-      : []) {
-      const r = REQUESTS.find((x) => x.name === name)!;
-      const recorded = await statementsOf(r.path);
-      const { statements } = recorded;
-      await setFloor(recorded);
-      let failed = 0;
-      const http = await cpuPerRequest(server.pid, async () => {
-        const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
-        failed += result.non2xx + result.errors;
-        return result.requests.total;
-      });
-      const floored = await cpuPerRequest(floor.pid, async () => {
-        const result = await autocannon({
-          url: `${floorBase}${r.path}`,
-          connections: 16,
-          duration: DURATION,
-        });
-        failed += result.non2xx + result.errors;
-        return result.requests.total;
-      });
-      const raw = await cpuPerRequest(undefined, async () => {
-        let done = 0;
-        const until = performance.now() + DURATION * 1000;
-        await Promise.all(
-          Array.from({ length: 16 }, async () => {
-            const client = await pool.connect();
-            try {
-              while (performance.now() < until) {
-                await replay(client, statements);
-                done++;
-              }
-            } finally {
-              client.release();
-            }
-          }),
-        );
-        return done;
-      });
-      const [httpRps, floorRps, sqlRps] = [http, floored, raw].map((x) => x.requests / DURATION) as [
-        number,
-        number,
-        number,
-      ];
-      const percent = (rps: number) => `${((100 * rps) / sqlRps).toFixed(0)}%`;
-      const split = (x: { server: number; postgres: number; client: number }, server = true) =>
-        [server ? x.server.toFixed(2) : "-", x.postgres.toFixed(2), x.client.toFixed(2)].join("/");
-      const rates = [httpRps, floorRps].map((rps) => `${lpad(rps.toFixed(0), 6)} ${lpad(percent(rps), 5)}`);
+    /** One throughput table: every request type at 16 connections, HTTP, the floor and the SQL, under `heading`. */
+    const throughput = async (heading: string) => {
+      say(`\n${heading}`);
       say(
-        `${pad(name, 42)} ${rates.join(" ")} ${lpad(sqlRps.toFixed(0), 6)}   ${pad(split(http), 14)}  ${pad(split(floored), 14)}  ${pad(split(raw, false), 14)}  ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}${failed ? ` (${failed} failed)` : ""}`,
+        `${pad("request", 42)} ${lpad("HTTP", 6)} ${lpad("", 5)} ${lpad("floor", 6)} ${lpad("", 5)} ${lpad("SQL", 6)}   ${pad("CPU HTTP", 14)}  ${pad("CPU floor", 14)}  CPU SQL`,
       );
+      for (const name of [
+        "ogc default page (10)",
+        "ogc city bbox (Berlin)",
+        "v0 default page (100)",
+        "v0 city bbox (Berlin)",
+      ]) {
+        const r = REQUESTS.find((x) => x.name === name)!;
+        const recorded = await statementsOf(r.path);
+        const { statements } = recorded;
+        await setFloor(recorded);
+        let failed = 0;
+        const http = await cpuPerRequest(server.pid, async () => {
+          const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
+          failed += result.non2xx + result.errors;
+          return result.requests.total;
+        });
+        const floored = await cpuPerRequest(floor.pid, async () => {
+          const result = await autocannon({
+            url: `${floorBase}${r.path}`,
+            connections: 16,
+            duration: DURATION,
+          });
+          failed += result.non2xx + result.errors;
+          return result.requests.total;
+        });
+        const raw = await cpuPerRequest(undefined, async () => {
+          let done = 0;
+          const until = performance.now() + DURATION * 1000;
+          await Promise.all(
+            Array.from({ length: 16 }, async () => {
+              const client = await pool.connect();
+              try {
+                while (performance.now() < until) {
+                  await replay(client, statements);
+                  done++;
+                }
+              } finally {
+                client.release();
+              }
+            }),
+          );
+          return done;
+        });
+        const [httpRps, floorRps, sqlRps] = [http, floored, raw].map((x) => x.requests / DURATION) as [
+          number,
+          number,
+          number,
+        ];
+        const percent = (rps: number) => `${((100 * rps) / sqlRps).toFixed(0)}%`;
+        const split = (x: { server: number; postgres: number; client: number }, server = true) =>
+          [server ? x.server.toFixed(2) : "-", x.postgres.toFixed(2), x.client.toFixed(2)].join("/");
+        const rates = [httpRps, floorRps].map((rps) => `${lpad(rps.toFixed(0), 6)} ${lpad(percent(rps), 5)}`);
+        say(
+          `${pad(name, 42)} ${rates.join(" ")} ${lpad(sqlRps.toFixed(0), 6)}   ${pad(split(http), 14)}  ${pad(split(floored), 14)}  ${pad(split(raw, false), 14)}  ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}${failed ? ` (${failed} failed)` : ""}`,
+        );
+      }
+    };
+    if (runs("throughput")) {
+      const what = `${DURATION} s each: HTTP (autocannon) and the floor server vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`;
+      await throughput(
+        `Throughput at 16 connections, all on the machine's ${availableParallelism()} CPUs, ${what}`,
+      );
+      // Deployed, the database has a host of its own: the same runs with PostgreSQL on CPUs the rest do not use.
+      const why = cannotSeparate();
+      if (why) say(`\nThroughput with PostgreSQL on CPUs of its own: skipped (${why})`);
+      else {
+        const cores = separateCores([server.pid, floor.pid]);
+        try {
+          await throughput(
+            `Throughput at 16 connections, PostgreSQL on CPU ${cores.database}, the server, the floor and the client on CPU ${cores.application} (as deployed: the database on a host of its own), ${what}`,
+          );
+        } finally {
+          cores.restore();
+        }
+      }
     }
     const worst = Object.entries(latency).sort((a, b) => b[1].http / b[1].sql - a[1].http / a[1].sql)[0];
     if (worst)
