@@ -2,6 +2,7 @@
  * What the benchmarks share: options, their own databases, the synthetic data set of bench:scale and bench:peers
  * (seed 1, ending at END, so both measure the same proofs), Node 24, and the figures' formatting.
  */
+import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import pg from "pg";
@@ -102,6 +103,53 @@ export async function loadBenchDatabase(name: string, rows: number): Promise<DbH
     await handle.close();
     throw error;
   }
+}
+
+/** bench:scale's database of synthetic proofs, which bench:instructions measures on too. */
+export const SCALE_DB = "lpqs_bench_scale";
+
+/**
+ * Database `name` holding `rows` synthetic proofs: reused when `reuse` and it already holds them (holdsBenchData),
+ * loaded otherwise; a line says which.
+ */
+export async function benchDatabase(name: string, rows: number, reuse: boolean): Promise<void> {
+  if (reuse && (await holdsBenchData(name, rows))) {
+    console.log(`reusing ${name} (${rows.toLocaleString("en")} proofs)`);
+    return;
+  }
+  const started = performance.now();
+  const handle = await loadBenchDatabase(name, rows);
+  await handle.close();
+  console.log(
+    `\rloaded ${rows.toLocaleString("en")} synthetic proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+/** The environment the built functions are served with in a benchmark: as deployed, no rate limit, no log lines. */
+export const servedEnv = (databaseUrl: string) => ({
+  DATABASE_URL: databaseUrl,
+  VERCEL: "1",
+  RATE_LIMIT_PER_MINUTE: "0",
+  LOG_LEVEL: "silent",
+});
+
+/** GET `url` over `agent` (a kept-alive connection, as a client holds one), the whole body read; rejects unless 200. */
+export function getOk(url: string, agent: http.Agent): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const body = Buffer.concat(chunks);
+          if (res.statusCode !== 200)
+            reject(new Error(`${url}: HTTP ${res.statusCode} ${body.toString("utf8", 0, 300)}`));
+          else resolve(body);
+        });
+      })
+      .on("error", reject);
+  });
 }
 
 /** The newest event time of the data set: the start of today (UTC), so reruns on one day load the same data. */

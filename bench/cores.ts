@@ -25,6 +25,10 @@ export function postgresPids(): number[] {
   return pids;
 }
 
+/** A process's parent, from /proc/<pid>/stat (the field after the command name and the state). */
+const parentOf = (pid: number) =>
+  Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
+
 const taskset = (...args: string[]) => execFileSync("taskset", args, { encoding: "utf8", stdio: "pipe" });
 /** A process's CPU list as taskset prints it ("0,1", "0-3"). */
 const cpusOf = (pid: number) => taskset("-c", "-p", String(pid)).trim().split(": ").pop()!;
@@ -70,6 +74,8 @@ export function separateCores(applicationPids: number[]): {
   const half = Math.max(1, Math.floor(n / 2));
   const database = half === 1 ? "0" : `0-${half - 1}`;
   const application = n - half === 1 ? String(half) : `${half}-${n - 1}`;
+  const postgres = postgresPids();
+  const postmaster = postgres.find((pid) => !postgres.includes(parentOf(pid)));
   const before = new Map<number, string>();
   const move = (pid: number, cpus: string) => {
     if (before.has(pid)) return;
@@ -94,14 +100,14 @@ export function separateCores(applicationPids: number[]): {
     process.off("SIGTERM", interrupted);
     for (const [pid, cpus] of before) pin(pid, cpus);
     // Backends forked while pinned inherited the database's CPUs: they get the postmaster's original list back.
-    const all = [...new Set(before.values())];
-    for (const pid of postgresPids()) if (!before.has(pid) && all.length === 1) pin(pid, all[0]!);
+    const original = postmaster === undefined ? undefined : before.get(postmaster);
+    if (original) for (const pid of postgresPids()) if (!before.has(pid)) pin(pid, original);
   };
   process.once("exit", restore);
   process.once("SIGINT", interrupted);
   process.once("SIGTERM", interrupted);
   try {
-    for (const pid of postgresPids()) move(pid, database);
+    for (const pid of postgres) move(pid, database);
     for (const pid of [...applicationPids, process.pid]) move(pid, application);
   } catch (error) {
     restore();

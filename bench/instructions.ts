@@ -20,20 +20,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
 import {
+  benchDatabase,
   benchDatabaseUrl,
-  holdsBenchData,
-  loadBenchDatabase,
+  getOk,
   lpad,
   option,
   pad,
   requireNode24,
+  SCALE_DB,
+  servedEnv,
   textOption,
 } from "./common.js";
 
 const [N1, N2] = (textOption("--requests") ?? "500,2000").split(",").map(Number) as [number, number];
 const ROWS = option("--rows", 1_000_000);
 const ONLY = textOption("--only")?.split(",");
-const DB_NAME = "lpqs_bench_scale";
 const NODE24 = requireNode24();
 
 const REQUESTS = [
@@ -48,32 +49,18 @@ const totalOf = (file: string) => {
   return Number(m[1]);
 };
 
-function get(port: number, path: string, agent: http.Agent): Promise<void> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: "127.0.0.1", port, path, agent }, (res) => {
-        res.resume();
-        res.on("end", () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`${path}: HTTP ${res.statusCode}`)),
-        );
-      })
-      .on("error", reject);
-  });
-}
-
 /** The instructions of a server that started, answered `n` requests for `path` one after another, and stopped. */
 async function instructions(output: string, path: string, n: number): Promise<number> {
   const file = join(tmpdir(), `callgrind.${process.pid}.${n}`);
-  const server = await serveOutput(
-    output,
-    "valgrind",
-    { DATABASE_URL: benchDatabaseUrl(DB_NAME), VERCEL: "1", RATE_LIMIT_PER_MINUTE: "0", LOG_LEVEL: "silent" },
-    ["-q", "--tool=callgrind", `--callgrind-out-file=${file}`, NODE24],
-  );
-  const port = Number(new URL(server.url).port);
+  const server = await serveOutput(output, "valgrind", servedEnv(benchDatabaseUrl(SCALE_DB)), [
+    "-q",
+    "--tool=callgrind",
+    `--callgrind-out-file=${file}`,
+    NODE24,
+  ]);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (let i = 0; i < n; i++) await get(port, path, agent);
+    for (let i = 0; i < n; i++) await getOk(`${server.url}${path}`, agent);
   } finally {
     agent.destroy();
     // The output server exits on SIGTERM; callgrind writes its file as the process ends.
@@ -93,11 +80,7 @@ async function main() {
     throw new Error("valgrind not found: apt-get install valgrind");
   }
   if (!(N2 > N1 && N1 > 0)) throw new Error("--requests N1,N2 with 0 < N1 < N2");
-  if (!(await holdsBenchData(DB_NAME, ROWS))) {
-    const handle = await loadBenchDatabase(DB_NAME, ROWS);
-    await handle.close();
-    console.log();
-  }
+  await benchDatabase(SCALE_DB, ROWS, true);
   const output = builtOutputCopy();
   try {
     console.log(

@@ -43,6 +43,7 @@ import {
   pad,
   percentile,
   requireNode24,
+  servedEnv,
 } from "./common.js";
 
 const ROWS = option("--rows", 1_000_000);
@@ -305,12 +306,7 @@ async function main() {
     stdio: "inherit",
   });
   const output = builtOutputCopy();
-  const ours = await serveOutput(output.dir, NODE24!, {
-    DATABASE_URL: dbUrl,
-    VERCEL: "1",
-    RATE_LIMIT_PER_MINUTE: "0",
-    LOG_LEVEL: "silent",
-  });
+  const ours = await serveOutput(output.dir, NODE24!, servedEnv(dbUrl));
   const all = servers(ours.url);
   const versions = {
     postgres: String((await admin("show server_version"))[0]!.server_version),

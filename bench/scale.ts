@@ -46,19 +46,21 @@ import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/loc
 import { builtOutputCopy, serveOutput, serveScript } from "../tests/helpers/vercel-output.js";
 import {
   admin,
+  benchDatabase,
   benchDatabaseUrl,
   DAY,
   END,
   f1,
   flag,
-  holdsBenchData,
+  getOk,
   iso,
-  loadBenchDatabase,
   lpad,
   option,
   pad,
   percentile,
   requireNode24,
+  SCALE_DB,
+  servedEnv,
   textOption,
 } from "./common.js";
 import { cannotSeparate, postgresPids, separateCores } from "./cores.js";
@@ -72,23 +74,9 @@ const KEEP = flag("--keep");
 const ONLY = textOption("--only")?.split(",");
 const runs = (section: "latency" | "harvest" | "write" | "throughput") => !ONLY || ONLY.includes(section);
 const CPU_PROF = textOption("--cpu-prof");
-const DB_NAME = "lpqs_bench_scale";
 const NODE24 = requireNode24();
 
-const dbUrl = benchDatabaseUrl(DB_NAME);
-
-async function prepare(): Promise<void> {
-  if (KEEP && (await holdsBenchData(DB_NAME, ROWS))) {
-    console.log(`reusing ${DB_NAME} (${ROWS.toLocaleString("en")} proofs)`);
-    return;
-  }
-  const started = performance.now();
-  const handle = await loadBenchDatabase(DB_NAME, ROWS);
-  console.log(
-    `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
-  await handle.close();
-}
+const dbUrl = benchDatabaseUrl(SCALE_DB);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Request types: the rows of the README's tables.
@@ -238,24 +226,10 @@ let floorBase = "";
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const floorAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function get(path: string, floor = false): Promise<{ ms: number; body: Buffer; status: number }> {
+async function get(path: string, floor = false): Promise<{ ms: number; body: Buffer }> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    http
-      .get(`${floor ? floorBase : base}${path}`, { agent: floor ? floorAgent : agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () => {
-          const ms = performance.now() - started;
-          const body = Buffer.concat(chunks);
-          if (res.statusCode !== 200)
-            reject(new Error(`${path}: HTTP ${res.statusCode} ${body.toString("utf8", 0, 300)}`));
-          else resolve({ ms, body, status: res.statusCode });
-        });
-      })
-      .on("error", reject);
-  });
+  const body = await getOk(`${floor ? floorBase : base}${path}`, floor ? floorAgent : agent);
+  return { ms: performance.now() - started, body };
 }
 
 /** Where a link points on this server (links are absolute, with the host the function saw). */
@@ -285,12 +259,12 @@ function pageOf(path: string, body: Buffer): Page {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main() {
-  await prepare();
+  await benchDatabase(SCALE_DB, ROWS, KEEP);
   const output = builtOutputCopy();
   const server = await serveOutput(
     output.dir,
     NODE24!,
-    { DATABASE_URL: dbUrl, VERCEL: "1", RATE_LIMIT_PER_MINUTE: "0", LOG_LEVEL: "silent" },
+    servedEnv(dbUrl),
     CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [],
   );
   base = server.url;
@@ -555,7 +529,7 @@ async function main() {
     await floor.stop();
     await server.stop();
     output.remove();
-    if (!KEEP) await admin(`drop database if exists ${DB_NAME} with (force)`);
+    if (!KEEP) await admin(`drop database if exists ${SCALE_DB} with (force)`);
   }
 }
 
