@@ -9,6 +9,10 @@
  * the count per request, start-up and warm-up left out. The OGC page's count repeats to about 1 %; a page that
  * allocates more varies more (the native page by up to a tenth), with when the collector runs.
  *
+ * Beside the service, the same count for bench:scale's two floors (bench/statements.ts), replaying the statements the
+ * service issued for the request and answering its bytes: the function floor, a function in the Web signature
+ * served by the same emulation (what the stack costs with no work of the service's), and the bare node:http floor.
+ *
  * Options: --requests N1,N2 (500,2000), --rows N (1,000,000), --only NAMES (a comma list of the request names
  * printed). BUILD_OUTPUT=<dir> measures that built output instead of building the working tree, e.g. to compare two
  * commits. Needs valgrind (Debian's `valgrind` package).
@@ -18,6 +22,8 @@ import { readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect, setDatabase } from "../db/client.js";
+import { loadConfig, setConfig } from "../lib/config.js";
 import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
 import {
   benchDatabase,
@@ -31,11 +37,13 @@ import {
   servedEnv,
   textOption,
 } from "./common.js";
+import { type Recorded, startFloors, statementsOf } from "./statements.js";
 
 const [N1, N2] = (textOption("--requests") ?? "500,2000").split(",").map(Number) as [number, number];
 const ROWS = option("--rows", 1_000_000);
 const ONLY = textOption("--only")?.split(",");
 const NODE24 = requireNode24();
+const DB_URL = benchDatabaseUrl(SCALE_DB);
 
 const REQUESTS = [
   { name: "ogc default page (10)", path: "/api/ogc/collections/location-proofs/items" },
@@ -49,28 +57,53 @@ const totalOf = (file: string) => {
   return Number(m[1]);
 };
 
-/** The instructions of a server that started, answered `n` requests for `path` one after another, and stopped. */
-async function instructions(output: string, path: string, n: number): Promise<number> {
-  const file = join(tmpdir(), `callgrind.${process.pid}.${n}`);
-  const server = await serveOutput(output, "valgrind", servedEnv(benchDatabaseUrl(SCALE_DB)), [
-    "-q",
-    "--tool=callgrind",
-    `--callgrind-out-file=${file}`,
-    NODE24,
-  ]);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const callgrind = (file: string) => ["-q", "--tool=callgrind", `--callgrind-out-file=${file}`, NODE24];
+
+/** Sends `n` sequential keep-alive GETs to each url. */
+async function send(urls: string[], n: number): Promise<void> {
+  for (const url of urls) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < n; i++) await getOk(url, agent);
+    } finally {
+      agent.destroy();
+    }
+  }
+}
+
+/** Each file's total, the files removed. */
+function totals(files: string[]): number[] {
   try {
-    for (let i = 0; i < n; i++) await getOk(`${server.url}${path}`, agent);
+    return files.map(totalOf);
   } finally {
-    agent.destroy();
+    for (const file of files) rmSync(file, { force: true });
+  }
+}
+
+/** The instructions of the service's server that started, answered `n` requests for `path`, and stopped. */
+async function serviceInstructions(output: string, path: string, n: number): Promise<number> {
+  const file = join(tmpdir(), `callgrind.${process.pid}.service.${n}`);
+  const server = await serveOutput(output, "valgrind", servedEnv(DB_URL), callgrind(file));
+  try {
+    await send([`${server.url}${path}`], n);
+  } finally {
     // The output server exits on SIGTERM; callgrind writes its file as the process ends.
     await server.stop();
   }
+  return totals([file])[0]!;
+}
+
+/** The same for the two floors (bench/statements.ts), replaying what the service issued and answered for `path`. */
+async function floorInstructions(recorded: Recorded, path: string, n: number): Promise<[number, number]> {
+  const file = (name: string) => join(tmpdir(), `callgrind.${process.pid}.${name}.${n}`);
+  const floors = await startFloors(DB_URL, "valgrind", (name) => callgrind(file(name)));
   try {
-    return totalOf(file);
+    await floors.set(recorded);
+    await send([floors.bare.urlFor(path), floors.fn.urlFor(path)], n);
   } finally {
-    rmSync(file, { force: true });
+    await floors.stop();
   }
+  return totals([file("bare"), file("function")]) as [number, number];
 }
 
 async function main() {
@@ -81,20 +114,37 @@ async function main() {
   }
   if (!(N2 > N1 && N1 > 0)) throw new Error("--requests N1,N2 with 0 < N1 < N2");
   await benchDatabase(SCALE_DB, ROWS, true);
+  // The service's handlers run in this process too, to record the statements the floors replay.
+  setConfig(loadConfig({ DATABASE_URL: DB_URL, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
+  const handle = await connect(DB_URL, "pg");
+  setDatabase(handle);
   const output = builtOutputCopy();
   try {
     console.log(
       `bench:instructions: built functions on Node 24 under callgrind, ${ROWS.toLocaleString("en")} proofs, ${N1} then ${N2} sequential requests`,
     );
-    console.log(`${pad("request", 28)} ${lpad("instructions per request", 25)}`);
+    console.log(
+      `${pad("request", 28)} ${lpad("service", 10)} ${lpad("function floor", 15)} ${lpad("bare floor", 11)}  instructions per request`,
+    );
+    const perRequest = (a: number, b: number) =>
+      `${Math.round((b - a) / (N2 - N1) / 1000).toLocaleString("en")}k`;
     for (const r of REQUESTS) {
-      const [a, b] = [await instructions(output.dir, r.path, N1), await instructions(output.dir, r.path, N2)];
+      const recorded = await statementsOf(r.path);
+      const [a, b] = [
+        await serviceInstructions(output.dir, r.path, N1),
+        await serviceInstructions(output.dir, r.path, N2),
+      ];
+      const [fa, fb] = [
+        await floorInstructions(recorded, r.path, N1),
+        await floorInstructions(recorded, r.path, N2),
+      ];
       console.log(
-        `${pad(r.name, 28)} ${lpad(`${Math.round((b - a) / (N2 - N1) / 1000).toLocaleString("en")}k`, 25)}`,
+        `${pad(r.name, 28)} ${lpad(perRequest(a, b), 10)} ${lpad(perRequest(fa[1], fb[1]), 15)} ${lpad(perRequest(fa[0], fb[0]), 11)}`,
       );
     }
   } finally {
     output.remove();
+    await handle.close();
   }
 }
 

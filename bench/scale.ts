@@ -14,14 +14,17 @@
  * 4. Harvest: the whole collection through `next` links at limit=1000, native and OGC (every uid must come exactly
  *    once); the first, a middle and the last page of that walk, timed again, interleaved.
  * 5. Counts right after a write: a proof is inserted before every request of the common paths.
- * 6. Throughput at 16 connections: autocannon against the server (and the floor), and 16 node-postgres connections
+ * 6. Throughput at 16 connections: autocannon against the server (and both floors), and 16 node-postgres connections
  *    replaying the same statements; beside each rate, the CPU ms per request of the server, of PostgreSQL (every
  *    postgres process on this machine) and of the client, read from /proc over the same run: on a machine where all
  *    three share the cores, the sum is what bounds the rate. Then the same runs with PostgreSQL pinned to CPUs of its
  *    own (bench/cores.ts), as when the database has a host of its own, where each side is bounded by its own CPU.
  * Beside each HTTP figure, the floor (bench/floor-server.ts): a bare node:http server on the same Node that replays
  * the same statements and answers the same bytes, doing nothing else — what the HTTP layer and the database driver
- * alone cost here, on a machine where the client, the server and PostgreSQL share the CPUs.
+ * alone cost here, on a machine where the client, the server and PostgreSQL share the CPUs. In the throughput runs
+ * also the function floor (bench/floor-function.ts): the same as a function in the Web `GET(request)` signature,
+ * served by the same emulation as the service — the least any function of this stack can cost, so what the service
+ * costs beyond it is its own work, and what it costs beyond the bare floor is the signature's.
  *
  * Options: --rows N (1,000,000), --iterations K (100 per request type), --warm-up W (every request type W times
  * before the first is timed: 40), --duration S (10 s per throughput run),
@@ -33,17 +36,13 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { GET as shapesGET } from "../api/ogc/collections/location-proof-shapes/items/index.js";
-import { GET as itemsGET } from "../api/ogc/collections/location-proofs/items/index.js";
-import { GET as listGET } from "../api/v0/location-proofs/index.js";
 import { connect, setDatabase } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
-import { builtOutputCopy, serveOutput, serveScript } from "../tests/helpers/vercel-output.js";
+import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
 import {
   admin,
   benchDatabase,
@@ -64,6 +63,7 @@ import {
   textOption,
 } from "./common.js";
 import { cannotSeparate, postgresPids, separateCores } from "./cores.js";
+import { ITEMS, replay, SHAPES, startFloors, statementsOf, V0 } from "./statements.js";
 
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
@@ -87,9 +87,6 @@ const MONTH = `fromTimestamp=${iso(END.getTime() - 60 * DAY)}&toTimestamp=${iso(
 const OGC_MONTH = `datetime=${iso(END.getTime() - 60 * DAY)}/${iso(END.getTime() - 30 * DAY)}`;
 const CITY = "bbox=13.3,52.45,13.5,52.57";
 const CONTINENT = "bbox=-10,35,30,60";
-const V0 = "/api/v0/location-proofs";
-const ITEMS = "/api/ogc/collections/location-proofs/items";
-const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
 const cql = (text: string) => `filter=${encodeURIComponent(text)}`;
 
 type RequestType = { name: string; path: string };
@@ -135,38 +132,6 @@ const AFTER_WRITE: RequestType[] = [
   { name: "ogc city bbox", path: `${ITEMS}?${CITY}` },
   { name: "ogc continent bbox", path: `${ITEMS}?${CONTINENT}` },
 ];
-
-// ---------------------------------------------------------------------------------------------------------------
-// The statements a request issues, recorded from the same code in this process.
-
-type Statement = { config: unknown; params: unknown };
-let recording: Statement[] | undefined;
-const originalQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-  if (recording && args[0] !== undefined) recording.push({ config: args[0], params: args[1] });
-  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof pg.Client.prototype.query;
-
-const handlerFor = (path: string) =>
-  path.startsWith(SHAPES) ? shapesGET : path.startsWith(ITEMS) ? itemsGET : listGET;
-
-async function statementsOf(path: string): Promise<{ statements: Statement[]; body: Buffer }> {
-  const handler = handlerFor(path);
-  for (let i = 0; i < 3; i++) await (await handler(new Request(`http://bench${path}`))).arrayBuffer();
-  recording = [];
-  const res = await handler(new Request(`http://bench${path}`));
-  const body = Buffer.from(await res.arrayBuffer());
-  const recorded = recording;
-  recording = undefined;
-  if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-  return { statements: recorded, body };
-}
-
-async function replay(client: pg.ClientBase, statements: Statement[]): Promise<void> {
-  for (const s of statements) {
-    await (client.query as (c: unknown, p: unknown) => Promise<unknown>)(s.config, s.params);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Measurement helpers.
@@ -268,18 +233,10 @@ async function main() {
     CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [],
   );
   base = server.url;
-  const floor = await serveScript(fileURLToPath(new URL("floor-server.ts", import.meta.url)), [], NODE24!, {
-    DATABASE_URL: dbUrl,
-  });
+  const floors = await startFloors(dbUrl, NODE24!);
+  const { bare: floor, fn: functionFloor } = floors;
   floorBase = floor.url;
-  /** What the floor server replays and answers for the following requests (bench/floor-server.ts). */
-  const setFloor = async (recorded: { statements: Statement[]; body: Buffer }) => {
-    const res = await fetch(floorBase, {
-      method: "PUT",
-      body: JSON.stringify({ statements: recorded.statements, body: recorded.body.toString("base64") }),
-    });
-    if (res.status !== 204) throw new Error(`floor server: ${res.status} ${await res.text()}`);
-  };
+  const setFloor = floors.set;
   setConfig(loadConfig({ DATABASE_URL: dbUrl, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
   const handle = await connect(dbUrl, "pg");
   setDatabase(handle);
@@ -435,11 +392,14 @@ async function main() {
       written = 0;
     }
 
-    /** One throughput table: every request type at 16 connections, HTTP, the floor and the SQL, under `heading`. */
+    /**
+     * One throughput table under `heading`: every request type at 16 connections, HTTP, the two floors (a bare
+     * node:http server, and a function in the Web signature served as the service's are) and the SQL.
+     */
     const throughput = async (heading: string) => {
       say(`\n${heading}`);
       say(
-        `${pad("request", 42)} ${lpad("HTTP", 6)} ${lpad("", 5)} ${lpad("floor", 6)} ${lpad("", 5)} ${lpad("SQL", 6)}   ${pad("CPU HTTP", 14)}  ${pad("CPU floor", 14)}  CPU SQL`,
+        `${pad("request", 30)} ${lpad("HTTP", 6)} ${lpad("", 5)} ${lpad("floor", 6)} ${lpad("", 5)} ${lpad("fn floor", 8)} ${lpad("", 5)} ${lpad("SQL", 6)}   ${pad("CPU HTTP", 14)}  ${pad("CPU floor", 14)}  ${pad("CPU fn floor", 14)}  CPU SQL`,
       );
       for (const name of [
         "ogc default page (10)",
@@ -452,20 +412,16 @@ async function main() {
         const { statements } = recorded;
         await setFloor(recorded);
         let failed = 0;
-        const http = await cpuPerRequest(server.pid, async () => {
-          const result = await autocannon({ url: `${base}${r.path}`, connections: 16, duration: DURATION });
-          failed += result.non2xx + result.errors;
-          return result.requests.total;
-        });
-        const floored = await cpuPerRequest(floor.pid, async () => {
-          const result = await autocannon({
-            url: `${floorBase}${r.path}`,
-            connections: 16,
-            duration: DURATION,
+        /** autocannon at 16 connections against `url` for DURATION, and the CPU per request of `pid` meanwhile. */
+        const load = (pid: number, url: string) =>
+          cpuPerRequest(pid, async () => {
+            const result = await autocannon({ url, connections: 16, duration: DURATION });
+            failed += result.non2xx + result.errors;
+            return result.requests.total;
           });
-          failed += result.non2xx + result.errors;
-          return result.requests.total;
-        });
+        const http = await load(server.pid, `${base}${r.path}`);
+        const floored = await load(floor.pid, floor.urlFor(r.path));
+        const functionFloored = await load(functionFloor.pid, functionFloor.urlFor(r.path));
         const raw = await cpuPerRequest(undefined, async () => {
           let done = 0;
           const until = performance.now() + DURATION * 1000;
@@ -484,22 +440,21 @@ async function main() {
           );
           return done;
         });
-        const [httpRps, floorRps, sqlRps] = [http, floored, raw].map((x) => x.requests / DURATION) as [
-          number,
-          number,
-          number,
-        ];
+        const [httpRps, floorRps, functionFloorRps, sqlRps] = [http, floored, functionFloored, raw].map(
+          (x) => x.requests / DURATION,
+        ) as [number, number, number, number];
         const percent = (rps: number) => `${((100 * rps) / sqlRps).toFixed(0)}%`;
         const split = (x: { server: number; postgres: number; client: number }, server = true) =>
           [server ? x.server.toFixed(2) : "-", x.postgres.toFixed(2), x.client.toFixed(2)].join("/");
-        const rates = [httpRps, floorRps].map((rps) => `${lpad(rps.toFixed(0), 6)} ${lpad(percent(rps), 5)}`);
+        const rate = (rps: number, width: number) =>
+          `${lpad(rps.toFixed(0), width)} ${lpad(percent(rps), 5)}`;
         say(
-          `${pad(name, 42)} ${rates.join(" ")} ${lpad(sqlRps.toFixed(0), 6)}   ${pad(split(http), 14)}  ${pad(split(floored), 14)}  ${pad(split(raw, false), 14)}  ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}${failed ? ` (${failed} failed)` : ""}`,
+          `${pad(name, 30)} ${rate(httpRps, 6)} ${rate(floorRps, 6)} ${rate(functionFloorRps, 8)} ${lpad(sqlRps.toFixed(0), 6)}   ${pad(split(http), 14)}  ${pad(split(floored), 14)}  ${pad(split(functionFloored), 14)}  ${pad(split(raw, false), 14)}  ${httpRps >= 0.6 * sqlRps ? "met" : "MISSED"}${failed ? ` (${failed} failed)` : ""}`,
         );
       }
     };
     if (runs("throughput")) {
-      const what = `${DURATION} s each: HTTP (autocannon) and the floor server vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`;
+      const what = `${DURATION} s each: HTTP (autocannon), the bare floor and the function floor vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`;
       await throughput(
         `Throughput at 16 connections, all on the machine's ${availableParallelism()} CPUs, ${what}`,
       );
@@ -507,10 +462,10 @@ async function main() {
       const why = cannotSeparate();
       if (why) say(`\nThroughput with PostgreSQL on CPUs of its own: skipped (${why})`);
       else {
-        const cores = separateCores([server.pid, floor.pid]);
+        const cores = separateCores([server.pid, floor.pid, functionFloor.pid]);
         try {
           await throughput(
-            `Throughput at 16 connections, PostgreSQL on CPU ${cores.database}, the server, the floor and the client on CPU ${cores.application} (as deployed: the database on a host of its own), ${what}`,
+            `Throughput at 16 connections, PostgreSQL on CPU ${cores.database}, the server, the floors and the client on CPU ${cores.application} (as deployed: the database on a host of its own), ${what}`,
           );
         } finally {
           cores.restore();
@@ -526,7 +481,7 @@ async function main() {
     await handle.close();
     agent.destroy();
     floorAgent.destroy();
-    await floor.stop();
+    await floors.stop();
     await server.stop();
     output.remove();
     if (!KEEP) await admin(`drop database if exists ${SCALE_DB} with (force)`);

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
@@ -38,6 +38,45 @@ export function serveOutput(
 
 export type ServedProcess = { url: string; version: string; pid: number; stop(): Promise<void> };
 
+/** Bundles `entry` with everything it imports into one ES module for Node 24 at `outfile`. */
+async function bundleForNode(entry: string, outfile: string): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node24",
+    logLevel: "silent",
+    external: ["pg-native"],
+    // Bundled CommonJS (node-postgres) may require() Node's built-ins.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+  });
+}
+
+/**
+ * An output of one Node function at `/<name>`, bundled from `entry` (a module exporting Web handlers, e.g. bench's
+ * function floor), for serveOutput: served like the service's functions, by the same emulation.
+ */
+export async function singleFunctionOutput(
+  entry: string,
+  name: string,
+): Promise<{ dir: string; remove(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "function-output-"));
+  const func = join(dir, "functions", `${name}.func`);
+  mkdirSync(join(dir, "static"), { recursive: true });
+  mkdirSync(func, { recursive: true });
+  writeFileSync(join(dir, "config.json"), JSON.stringify({ version: 3, routes: [{ handle: "filesystem" }] }));
+  writeFileSync(
+    join(func, ".vc-config.json"),
+    JSON.stringify({ runtime: "nodejs24.x", handler: "index.mjs", launcherType: "Nodejs" }),
+  );
+  await bundleForNode(entry, join(func, "index.mjs"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 /**
  * Bundles a server script (one that prints `listening <port> node <version>`) next to the system's temporary files
  * and runs it on the given Node with only `env`: the output server, or bench:scale's floor server.
@@ -50,20 +89,7 @@ export async function serveScript(
   nodeArgs: string[] = [],
 ): Promise<ServedProcess> {
   const script = join(mkdtempSync(join(tmpdir(), "served-")), "server.mjs");
-  await build({
-    entryPoints: [entry],
-    outfile: script,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node24",
-    logLevel: "silent",
-    external: ["pg-native"],
-    // Bundled CommonJS (node-postgres) may require() Node's built-ins.
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  });
+  await bundleForNode(entry, script);
   const child: ChildProcess = spawn(node, [...nodeArgs, script, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
