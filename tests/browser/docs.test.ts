@@ -63,8 +63,16 @@ describe("/docs", () => {
     );
     const op = page.locator("#operations-location_proofs-listLocationProofs");
     await op.waitFor({ timeout: 20_000 });
-    if (!(await op.locator(".try-out__btn").isVisible())) await op.locator(".opblock-summary").click();
-    await op.locator(".try-out__btn").click();
+    // The deep link opens the operation once Swagger UI has rendered it. Clicking its summary toggles it: clicked
+    // while the opening is still being rendered (a busy machine), it closed the operation again (seen in CI). So
+    // wait for the opened operation first, and open it by hand only if the deep link did not.
+    const tryOut = op.locator(".try-out__btn");
+    const opened = await tryOut.waitFor({ state: "visible", timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (!opened) await op.locator(".opblock-summary").click();
+    await tryOut.click();
     await op.locator('tr[data-param-name="limit"] input').fill("2");
     const answered = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v0/location-proofs?`));
     await op.locator(".execute").click();
