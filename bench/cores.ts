@@ -25,9 +25,20 @@ export function postgresPids(): number[] {
   return pids;
 }
 
-/** A process's parent, from /proc/<pid>/stat (the field after the command name and the state). */
-const parentOf = (pid: number) =>
-  Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
+/** The fields of /proc/<pid>/stat after the command name (so [1] is the parent, [11..14] the CPU times). */
+export const statOf = (pid: number) =>
+  readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").map(Number);
+
+/** The postmaster among PostgreSQL's processes: the one whose parent is not one of them. */
+export function postmasterOf(postgres: number[]): number | undefined {
+  return postgres.find((pid) => {
+    try {
+      return !postgres.includes(statOf(pid)[1]!);
+    } catch {
+      return false; // ended meanwhile: a backend, not the postmaster
+    }
+  });
+}
 
 const taskset = (...args: string[]) => execFileSync("taskset", args, { encoding: "utf8", stdio: "pipe" });
 /** A process's CPU list as taskset prints it ("0,1", "0-3"). */
@@ -75,7 +86,7 @@ export function separateCores(applicationPids: number[]): {
   const database = half === 1 ? "0" : `0-${half - 1}`;
   const application = n - half === 1 ? String(half) : `${half}-${n - 1}`;
   const postgres = postgresPids();
-  const postmaster = postgres.find((pid) => !postgres.includes(parentOf(pid)));
+  const postmaster = postmasterOf(postgres);
   const before = new Map<number, string>();
   const move = (pid: number, cpus: string) => {
     if (before.has(pid)) return;

@@ -3,6 +3,7 @@
 // Vercel emulation, tests/helpers/vercel-output-server.ts). It does nothing a function could leave out: what it
 // costs beyond the bare floor is what the signature and the platform's Request/Response costs; what the service
 // costs beyond it is the service's own work. `PUT` with `{ statements, body }` (body base64) sets what GETs do.
+import { streamOf } from "../lib/http/respond.js";
 import { floorReplayer } from "./floor-replay.js";
 
 const floor = floorReplayer(process.env.DATABASE_URL);
@@ -15,13 +16,7 @@ export async function PUT(request: Request): Promise<Response> {
 export async function GET(): Promise<Response> {
   const body = await floor.replay();
   // As the service hands its bodies over (lib/http/respond.ts): a stream of the one buffer, with its length.
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(body);
-      controller.close();
-    },
-  });
-  return new Response(stream, {
+  return new Response(streamOf(body), {
     status: 200,
     headers: { "content-type": "application/json", "content-length": String(body.length) },
   });

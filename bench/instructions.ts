@@ -7,7 +7,9 @@
  * proofs (loaded when absent or of another day, and kept, as `bench:scale -- --keep` does). Each request type is sent
  * N1 sequential keep-alive requests in one run and N2 in another; the difference of the two totals over N2 - N1 is
  * the count per request, start-up and warm-up left out. The OGC page's count repeats to about 1 %; a page that
- * allocates more varies more (the native page by up to a tenth), with when the collector runs.
+ * allocates more varies more (the native page by up to a tenth), with when the collector runs. Counts are not time
+ * for everything: valgrind hides the CPU's SHA extensions, so a hash (the ETag's SHA-1) counts about twelve
+ * instructions per byte here and ~8x its share of real CPU (README, "Performance at a million proofs").
  *
  * Beside the service, the same count for bench:scale's two floors (bench/statements.ts), replaying the statements the
  * service issued for the request and answering its bytes: the function floor, a function in the Web signature
@@ -22,8 +24,6 @@ import { readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect, setDatabase } from "../db/client.js";
-import { loadConfig, setConfig } from "../lib/config.js";
 import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
 import {
   benchDatabase,
@@ -37,7 +37,7 @@ import {
   servedEnv,
   textOption,
 } from "./common.js";
-import { type Recorded, startFloors, statementsOf } from "./statements.js";
+import { connectInProcess, ITEMS, type Recorded, startFloors, statementsOf, V0 } from "./statements.js";
 
 const [N1, N2] = (textOption("--requests") ?? "500,2000").split(",").map(Number) as [number, number];
 const ROWS = option("--rows", 1_000_000);
@@ -46,8 +46,8 @@ const NODE24 = requireNode24();
 const DB_URL = benchDatabaseUrl(SCALE_DB);
 
 const REQUESTS = [
-  { name: "ogc default page (10)", path: "/api/ogc/collections/location-proofs/items" },
-  { name: "v0 default page (100)", path: "/api/v0/location-proofs" },
+  { name: "ogc default page (10)", path: ITEMS },
+  { name: "v0 default page (100)", path: V0 },
 ].filter((r) => !ONLY || ONLY.includes(r.name));
 
 /** The process's total instructions, from a callgrind output file. */
@@ -115,9 +115,7 @@ async function main() {
   if (!(N2 > N1 && N1 > 0)) throw new Error("--requests N1,N2 with 0 < N1 < N2");
   await benchDatabase(SCALE_DB, ROWS, true);
   // The service's handlers run in this process too, to record the statements the floors replay.
-  setConfig(loadConfig({ DATABASE_URL: DB_URL, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
-  const handle = await connect(DB_URL, "pg");
-  setDatabase(handle);
+  const handle = await connectInProcess(DB_URL);
   const output = builtOutputCopy();
   try {
     console.log(

@@ -33,14 +33,11 @@
  * list of latency, harvest, write, throughput: run only those; e.g. `--keep --only latency` to compare the CPU per
  * request of two commits on the same data).
  */
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism } from "node:os";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { connect, setDatabase } from "../db/client.js";
-import { loadConfig, setConfig } from "../lib/config.js";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
 import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
 import {
@@ -62,8 +59,8 @@ import {
   servedEnv,
   textOption,
 } from "./common.js";
-import { cannotSeparate, postgresPids, separateCores } from "./cores.js";
-import { ITEMS, replay, SHAPES, startFloors, statementsOf, V0 } from "./statements.js";
+import { cannotSeparate, postgresPids, postmasterOf, separateCores, statOf } from "./cores.js";
+import { connectInProcess, ITEMS, replay, SHAPES, startFloors, statementsOf, V0 } from "./statements.js";
 
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
@@ -137,9 +134,6 @@ const AFTER_WRITE: RequestType[] = [
 // Measurement helpers.
 
 const TICK_MS = 1000 / 100; // Linux USER_HZ
-/** The fields of /proc/<pid>/stat after the command name (so [1] is the parent, [11..14] the CPU times). */
-const statOf = (pid: number | string) =>
-  readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ").map(Number);
 /** A process's own CPU time (utime + stime), from its stat fields. */
 const ownMs = (fields: number[]) => (fields[11]! + fields[12]!) * TICK_MS;
 const cpuMs = (pid: number) => ownMs(statOf(pid));
@@ -152,13 +146,14 @@ const cpuMs = (pid: number) => ownMs(statOf(pid));
  */
 function postgresCpuMs(): number {
   let total = 0;
-  for (const pid of postgresPids()) {
+  const pids = postgresPids();
+  const postmaster = postmasterOf(pids);
+  for (const pid of pids) {
     try {
       const fields = statOf(pid);
       total += ownMs(fields);
-      // The postmaster (a postgres process whose parent is not one): its reaped children's time, cutime + cstime.
-      if (readFileSync(`/proc/${fields[1]}/comm`, "utf8").trim() !== "postgres")
-        total += (fields[13]! + fields[14]!) * TICK_MS;
+      // The postmaster: its reaped children's time, cutime + cstime.
+      if (pid === postmaster) total += (fields[13]! + fields[14]!) * TICK_MS;
     } catch {
       // The process ended meanwhile.
     }
@@ -236,10 +231,7 @@ async function main() {
   const floors = await startFloors(dbUrl, NODE24!);
   const { bare: floor, fn: functionFloor } = floors;
   floorBase = floor.url;
-  const setFloor = floors.set;
-  setConfig(loadConfig({ DATABASE_URL: dbUrl, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
-  const handle = await connect(dbUrl, "pg");
-  setDatabase(handle);
+  const handle = await connectInProcess(dbUrl);
   const pool = new pg.Pool({ connectionString: dbUrl, max: 16 });
   const sqlClient = await pool.connect();
   let written = 0;
@@ -276,7 +268,7 @@ async function main() {
         continue;
       }
       const { statements } = recorded;
-      await setFloor(recorded);
+      await floors.set(recorded);
       const http: number[] = [];
       const sqlTimes: number[] = [];
       const floorTimes: number[] = [];
@@ -410,7 +402,7 @@ async function main() {
         const r = REQUESTS.find((x) => x.name === name)!;
         const recorded = await statementsOf(r.path);
         const { statements } = recorded;
-        await setFloor(recorded);
+        await floors.set(recorded);
         let failed = 0;
         /** autocannon at 16 connections against `url` for DURATION, and the CPU per request of `pid` meanwhile. */
         const load = (pid: number, url: string) =>

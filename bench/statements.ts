@@ -1,11 +1,13 @@
 // The statements a request issues, recorded from the same code in this process, and the two floors that replay
 // them (bench/floor-replay.ts): for bench:scale and bench:instructions. The caller connects the in-process
-// database first (setConfig, connect, setDatabase), as the service's handlers then run here.
+// database first (connectInProcess), as the service's handlers then run here.
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { GET as shapesGET } from "../api/ogc/collections/location-proof-shapes/items/index.js";
 import { GET as itemsGET } from "../api/ogc/collections/location-proofs/items/index.js";
 import { GET as listGET } from "../api/v0/location-proofs/index.js";
+import { connect, type DbHandle, setDatabase } from "../db/client.js";
+import { loadConfig, setConfig } from "../lib/config.js";
 import {
   type ServedProcess,
   serveOutput,
@@ -19,6 +21,14 @@ export const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
 
 export type Statement = { config: unknown; params: unknown };
 export type Recorded = { statements: Statement[]; body: Buffer };
+
+/** The service's handlers, in this process, on `databaseUrl` (node-postgres, quiet, no rate limit). */
+export async function connectInProcess(databaseUrl: string): Promise<DbHandle> {
+  setConfig(loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0" }));
+  const handle = await connect(databaseUrl, "pg");
+  setDatabase(handle);
+  return handle;
+}
 
 let recording: Statement[] | undefined;
 const originalQuery = pg.Client.prototype.query;

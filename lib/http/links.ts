@@ -20,19 +20,21 @@ export function baseUrl(request: Request): string {
 const firstValue = (header: string | null): string | undefined => header?.split(",")[0]?.trim() || undefined;
 
 /**
- * What every link of one request shares, worked out once per request (a page builds several links; each used to
- * resolve the base URL, parse a URL and re-split the query string, a tenth of the OGC page's CPU): the origin links
- * are resolved against, and the raw query pairs with their decoded keys.
+ * What every link of one request shares, worked out once per request (a page builds several links, and each used to
+ * resolve the base URL, parse a URL and re-split the query string): the base URL, its origin, which plain paths are
+ * joined to, and the raw query pairs with their decoded keys.
  */
-type LinkBase = { origin: string; pairs: { pair: string; key: string }[] };
+type LinkBase = { base: string; origin: string; pairs: { pair: string; key: string }[] };
 const linkBases = new WeakMap<Request, LinkBase>();
 
 function linkBase(request: Request): LinkBase {
   let base = linkBases.get(request);
   if (!base) {
     const search = requestUrl(request).search.replace(/^\?/, "");
+    const url = baseUrl(request);
     base = {
-      origin: new URL(`${baseUrl(request)}/`).origin,
+      base: url,
+      origin: new URL(`${url}/`).origin,
       pairs: (search ? search.split("&").filter(Boolean) : []).map((pair) => ({ pair, key: keyOf(pair) })),
     };
     linkBases.set(request, base);
@@ -52,11 +54,11 @@ export function absoluteUrl(
   path: string,
   params: Record<string, string | number | undefined> = {},
 ): string {
-  const { origin } = linkBase(request);
+  const { base, origin } = linkBase(request);
   const entries = Object.entries(params).filter(([, value]) => value !== undefined);
   if (origin !== "null" && path.startsWith("/") && PLAIN_PATH.test(path) && entries.length === 0)
     return `${origin}${path}`;
-  const url = new URL(path, `${baseUrl(request)}/`);
+  const url = new URL(path, `${base}/`);
   for (const [key, value] of entries) url.searchParams.set(key, String(value));
   return url.toString();
 }

@@ -34,7 +34,7 @@ export const etagOf = (body: string | Uint8Array): string => `"${hash("sha1", bo
 export type ResponseInit = { status?: number; headers?: Record<string, string>; contentType?: string };
 
 /** A stream of `bytes` as they are (the buffer is never written again: the caller lets go of it). */
-const streamOf = (bytes: Uint8Array) =>
+export const streamOf = (bytes: Uint8Array) =>
   new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(bytes);

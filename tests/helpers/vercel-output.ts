@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
-import { buildInto } from "../../scripts/build-output.js";
+import { buildInto, HANDLER } from "../../scripts/build-output.js";
 import { ROOT } from "./app.js";
 
 /**
@@ -71,9 +71,9 @@ export async function singleFunctionOutput(
   writeFileSync(join(dir, "config.json"), JSON.stringify({ version: 3, routes: [{ handle: "filesystem" }] }));
   writeFileSync(
     join(func, ".vc-config.json"),
-    JSON.stringify({ runtime: "nodejs24.x", handler: "index.mjs", launcherType: "Nodejs" }),
+    JSON.stringify({ runtime: "nodejs24.x", handler: HANDLER, launcherType: "Nodejs" }),
   );
-  await bundleForNode(entry, join(func, "index.mjs"));
+  await bundleForNode(entry, join(func, HANDLER));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
