@@ -1,6 +1,6 @@
 // The function floor for bench:scale: the floor (bench/floor-replay.ts) as a function in the Web `GET(request)`
 // signature the stack fixes, built into an output of its own and served like the service's functions (the same
-// Vercel emulation, tests/helpers/vercel-output-server.ts). It does nothing a function could leave out: what it
+// Vercel emulation, scripts/vercel-output/server.ts). It does nothing a function could leave out: what it
 // costs beyond the bare floor is what the signature and the platform's Request/Response costs; what the service
 // costs beyond it is the service's own work. `PUT` with `{ statements, body }` (body base64) sets what GETs do.
 import { streamOf } from "../lib/http/respond.js";

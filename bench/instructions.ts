@@ -24,7 +24,7 @@ import { readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
+import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   benchDatabase,
   benchDatabaseUrl,

@@ -12,7 +12,7 @@
  *    event first) as primary key, a GiST index on the point and a btree on the event time. The database is kept and
  *    reused by the next run while it holds N proofs of the same end date (a day later it is loaded anew).
  * 2. (Re)starts the peers (bench/peers.sh restart), builds our functions and serves them on Node 24 as Vercel runs
- *    them (tests/helpers/vercel-output.ts, VERCEL=1), as bench:scale does.
+ *    them (scripts/vercel-output/emulate.ts, VERCEL=1), as bench:scale does.
  * 3. Asks each server every request once and checks the answer: numberMatched against counts made in SQL (the OGC
  *    rule the service follows — a bbox or datetime also matches features without geometry or time — and the plain
  *    count without them), whether the filter was applied to the features returned, the number and bytes returned.
@@ -28,7 +28,7 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
+import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
   benchDatabaseUrl,

@@ -6,7 +6,7 @@
  *    `lpqs_bench_scale` on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
  *    created for the run and dropped after it (never DATABASE_URL's data).
  * 2. Builds the functions (`npm run build`'s output) and serves them on Node 24 as Vercel invokes them
- *    (tests/helpers/vercel-output-server.ts, routed by the built config.json, VERCEL=1).
+ *    (scripts/vercel-output/server.ts, routed by the built config.json, VERCEL=1).
  * 3. For every request type of the README's tables: the exact statements the service issues for it, recorded from
  *    the same code run in this process (node-postgres' query calls), are replayed with node-postgres, each HTTP
  *    request followed by its SQL, so both see the same conditions: p50/p99 of each, their ratio, and the server's
@@ -39,7 +39,7 @@ import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
-import { builtOutputCopy, serveOutput } from "../tests/helpers/vercel-output.js";
+import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
   benchDatabase,

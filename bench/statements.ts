@@ -13,7 +13,7 @@ import {
   serveOutput,
   serveScript,
   singleFunctionOutput,
-} from "../tests/helpers/vercel-output.js";
+} from "../scripts/vercel-output/emulate.js";
 
 export const V0 = "/api/v0/location-proofs";
 export const ITEMS = "/api/ogc/collections/location-proofs/items";

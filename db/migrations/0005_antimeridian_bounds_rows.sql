@@ -4,7 +4,7 @@
 -- unwrapped shape. Before, such a geometry got world-wide bounds and a point on the far side of the globe.
 -- Only a geometry whose plain longitude extent exceeds 180° can cross, so only those rows are visited; the rows'
 -- proof_counts groups do not change (bounds stay non-null). The functions are this migration's own and are dropped
--- at its end; tests/antimeridian.test.ts runs them against the TypeScript rule on generated geometries.
+-- at its end; tests/ogc/antimeridian.test.ts runs them against the TypeScript rule on generated geometries.
 CREATE FUNCTION lp_migration_paths(g jsonb) RETURNS TABLE(positions jsonb, ring boolean) LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   t text := g->>'type';

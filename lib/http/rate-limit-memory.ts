@@ -9,7 +9,7 @@ import type { ScriptStore } from "./rate-limit-store.js";
  * counters, weight the previous one by the part of the window not yet elapsed, refuse at the limit, else INCRBY
  * and PEXPIRE). Keys, windows, the reset time and the ephemeral block cache stay the library's, so the semantics
  * match the Redis backends by construction. The script is recognised by its text when the library loads it; an
- * unknown script is an error (the limiter then fails open and says so), and tests/rate-limit.test.ts would fail.
+ * unknown script is an error (the limiter then fails open and says so), and tests/http/rate-limit.test.ts would fail.
  *
  * One process only: each serverless instance would count on its own, hence the warning on Vercel.
  */

@@ -12,7 +12,7 @@ import { staticFiles } from "./static-files.js";
  * The local stand-in for Vercel's router, used by `npm run dev` and by the tests, so that both exercise the same
  * routing as production: public/ and the api/ tree are the filesystem (files, index.ts, [param] segments), then
  * the vercel.json rewrites, compiled by Vercel's own @vercel/routing-utils. There is no second, hand-kept route
- * list. The parity suite (tests/parity.test.ts) checks this router against the built output on Node 24.
+ * list. The parity suite (tests/platform/parity.test.ts) checks this router against the built output on Node 24.
  */
 export type Router = {
   handle(request: Request): Promise<Response>;

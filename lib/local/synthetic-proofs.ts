@@ -21,7 +21,7 @@ import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
  * - locations: 5% without coordinates (a street address), 80% points (70% of them around 30 cities, Zipf-weighted,
  *   the rest spread over the inhabited latitudes), 10% small polygons, 3% lines, 1.9% multipoints and 0.1% lines
  *   that cross the antimeridian near Fiji (bounds stored west > east). The location columns are exactly what the
- *   indexer's decoder stores for the generated location string (tests/synthetic-proofs.test.ts decodes a sample).
+ *   indexer's decoder stores for the generated location string (tests/proofs/synthetic.test.ts decodes a sample).
  * The trigger-maintained totals (proof_counts) are updated by the inserts themselves.
  */
 

@@ -5,7 +5,7 @@ import { renderedOnce as once } from "./sql-once.js";
 
 /**
  * Pages of proofs as JSON written by PostgreSQL: each row's native record, or its OGC feature, as one text column,
- * from the catalogue's `source` expressions (lib/proofs/properties.ts), which tests/json-sql.test.ts holds equal to
+ * from the catalogue's `source` expressions (lib/proofs/properties.ts), which tests/proofs/json-sql.test.ts holds equal to
  * what serializeProof and toFeature write.
  *
  * Why: on a 1,000-proof page, decoding 31 columns per row in the driver, building the records and JSON.stringify

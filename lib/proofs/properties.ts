@@ -52,7 +52,7 @@ export type ProofProperty = {
   readonly value: (row: ProofRow) => unknown;
   /**
    * The same value as PostgreSQL writes it into JSON (row_to_json, lib/proofs/json-sql.ts): the SQL expression
-   * whose JSON is that of `value` (tests/json-sql.test.ts holds the two equal).
+   * whose JSON is that of `value` (tests/proofs/json-sql.test.ts holds the two equal).
    */
   readonly source: SQL;
 };

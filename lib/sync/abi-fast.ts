@@ -6,7 +6,7 @@ import type { OnchainAttestation } from "./decode-attestation.js";
  * `(bool success, bytes returnData)[]` and EAS `getAttestation`'s `Attestation` struct. They slice the hex string at
  * known word positions instead of going through viem's generic decoder, which the CPU profile of a 10,000-attestation
  * sync showed at about a third of the indexing time. Offsets and lengths are bounds-checked; anything malformed
- * throws. tests/sync-abi-fast.test.ts checks them against viem's decoder.
+ * throws. tests/sync/abi-fast.test.ts checks them against viem's decoder.
  */
 
 const WORD = 64; // hex characters per 32-byte word

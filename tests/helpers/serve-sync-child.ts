@@ -1,8 +1,8 @@
-// A sync worker in a process of its own, for tests that kill it (tests/faults-kill.test.ts): it runs the real sync
+// A sync worker in a process of its own, for tests that kill it (tests/sync/killed-worker.test.ts): it runs the real sync
 // service in a loop against the database in LPQS_DB (a postgres:// URL) and the chain in RPC_URL_DEVNET, printing
 // one JSON line per run, until it is killed. SYNC_OPTIONS (JSON) overrides the engine's step sizes and lease. With
 // SYNC_STEPS=1 it also prints a line at every step of a run (the engine asks shouldStop() between steps, while it holds
-// the lease), so a parent can kill it in the middle of a run: tests/faults-writer.test.ts.
+// the lease), so a parent can kill it in the middle of a run: tests/sync/killed-writer.test.ts.
 import { connect } from "../../db/client.js";
 import { createChainClient } from "../../lib/chains/client.js";
 import { loadConfig } from "../../lib/config.js";

@@ -1,0 +1,48 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client.js";
+import { locationProofs } from "../../db/schema.js";
+import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { whereClause } from "../../lib/proofs/filter.js";
+import { orderBy } from "../../lib/proofs/sort.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+
+// The bbox filter must be served by the GiST index over the box expression, never by a table scan — on
+// PostgreSQL (CI's second pass) and on PGlite alike. The plan is read with EXPLAIN on a table big enough for the
+// planner to prefer the index.
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp();
+  await insertProofs(app.db, sampleProofs({ count: 20_000, seed: 5 }));
+  await app.db.execute(sql`analyze location_proofs`);
+});
+afterAll(() => app.close());
+
+async function plan(filter: Parameters<typeof whereClause>[0]): Promise<string> {
+  const query = app.db
+    .select()
+    .from(locationProofs)
+    .where(whereClause(filter))
+    .orderBy(...orderBy())
+    .limit(100)
+    .getSQL();
+  const rows = await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain ${query}`);
+  return rows.map((r) => r["QUERY PLAN"]).join("\n");
+}
+
+describe("bbox filter uses the GiST index", () => {
+  // Two index scans each: for a plain box, the box on the main index and the box shifted by 360° (where the
+  // unwrapped east part of bounds crossing the antimeridian lies: db/schema.ts, boundsBox) on their partial index.
+  // tests/ogc/antimeridian.test.ts checks the OGC collections too.
+  it("for a city-sized box", async () => {
+    const text = await plan({ bbox: { minLon: 13.3, minLat: 52.4, maxLon: 13.5, maxLat: 52.6 } });
+    expect(text.match(/location_proofs_bounds_gist/g)?.length).toBe(1);
+    expect(text).toMatch(/location_proofs_crossing_bounds_gist/);
+    expect(text).not.toMatch(/Seq Scan/);
+  });
+  it("for a box crossing the antimeridian (two index scans)", async () => {
+    const text = await plan({ bbox: { minLon: 179, minLat: -20, maxLon: -179, maxLat: -10 } });
+    expect(text.match(/location_proofs_bounds_gist/g)?.length).toBe(2);
+    expect(text).not.toMatch(/Seq Scan/);
+  });
+});

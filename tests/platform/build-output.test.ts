@@ -1,0 +1,175 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildInto, HANDLER, OPTIONAL_PEERS, readVercelJson } from "../../scripts/build-output.js";
+import { builtOutputCopy } from "../../scripts/vercel-output/emulate.js";
+import { ROOT } from "../helpers/app.js";
+import { apiRoutes } from "../helpers/routes.js";
+import { adminQuery, usingPostgres, withDatabase } from "../helpers/test-db.js";
+
+/**
+ * What ships (.vercel/output; in CI, what the real `vercel build` wrote): only public/ as static files, one bundled
+ * function per api/ file with nothing beside it but what its vercel.json `includeFiles` names, the Node 24 runtime,
+ * and vercel.json's crons.
+ */
+let output: ReturnType<typeof builtOutputCopy>;
+beforeAll(() => {
+  output = builtOutputCopy();
+});
+afterAll(() => output.remove());
+
+/** Every file under dir, as a /-separated path relative to it. */
+const walk = (dir: string, top = dir): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? walk(full, top) : [relative(top, full).split(sep).join("/")];
+  });
+
+describe("static files", () => {
+  it("are public/ and nothing else: no source, no package.json, nothing from lib, db, tests, scripts or .ci", () => {
+    const shipped = walk(join(output.dir, "static")).sort();
+    expect(shipped).toEqual(walk(join(ROOT, "public")).sort());
+    expect(shipped).toContain("robots.txt");
+    for (const file of shipped) {
+      expect(file).not.toMatch(
+        /\.(ts|mts|cts)$|(^|\/)package(-lock)?\.json$|^(lib|db|tests|scripts|\.ci|api|bench)\//,
+      );
+      expect(readFileSync(join(output.dir, "static", file))).toEqual(
+        readFileSync(join(ROOT, "public", file)),
+      );
+    }
+  });
+});
+
+describe("functions", () => {
+  it("one per api/ file, named by the path it serves, each a single ESM bundle and its config", () => {
+    const routes = apiRoutes().map((r) => r.route);
+    const funcs = walk(join(output.dir, "functions"))
+      .filter((f) => f.endsWith("/.vc-config.json"))
+      .map((f) => `/${f.replace(/\.func\/\.vc-config\.json$/, "")}`)
+      .sort();
+    expect(funcs).toEqual(routes.map((r) => r.path).sort());
+    for (const route of routes) {
+      const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
+      const files = walk(dir);
+      const extra = files.filter((f) => f !== HANDLER && f !== ".vc-config.json");
+      // Only the assets functions ship files besides their bundles: Leaflet, topojson-client and Natural Earth's
+      // outlines (world-atlas) for the pages, Swagger UI for /docs — each only the files it serves.
+      if (route.path === "/api/docs/assets/[file]") {
+        expect(extra.sort()).toEqual([
+          "node_modules/swagger-ui-dist/package.json",
+          "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
+          "node_modules/swagger-ui-dist/swagger-ui.css",
+        ]);
+      } else if (route.path === "/api/ogc/assets/[file]") {
+        expect(extra.sort()).toEqual([
+          "node_modules/leaflet/dist/leaflet.css",
+          "node_modules/leaflet/dist/leaflet.js",
+          "node_modules/leaflet/package.json",
+          "node_modules/topojson-client/dist/topojson-client.min.js",
+          "node_modules/topojson-client/package.json",
+          "node_modules/world-atlas/countries-110m.json",
+          "node_modules/world-atlas/countries-50m.json",
+          "node_modules/world-atlas/package.json",
+        ]);
+      } else expect(extra, route.path).toEqual([]);
+      const vc = JSON.parse(readFileSync(join(dir, ".vc-config.json"), "utf8"));
+      expect(vc, route.path).toMatchObject({
+        runtime: "nodejs24.x",
+        handler: HANDLER,
+        launcherType: "Nodejs",
+        maxDuration: 30,
+      });
+      const bundle = readFileSync(join(dir, HANDLER), "utf8");
+      // Bundled: no package left to resolve at run time. Static imports (at the top of the file) are node:
+      // built-ins only; a dynamic import() of a literal name is one of the optional peers, inside try/catch.
+      const head = bundle.slice(0, bundle.search(/(^|;)(var|let|const|function|class)\b/m));
+      const imports = [...head.matchAll(/\bimport\s*(?:[\w*{}\s,$]+from\s*)?["']([^"']+)["']/g)].map(
+        (m) => m[1]!,
+      );
+      expect(
+        imports.filter((s) => !s.startsWith("node:")),
+        route.path,
+      ).toEqual([]);
+      const dynamic = [...bundle.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!);
+      expect(
+        dynamic.filter((s) => !s.startsWith("node:") && !OPTIONAL_PEERS.includes(s)),
+        route.path,
+      ).toEqual([]);
+    }
+  });
+
+  it("read functions carry no chain client (viem) and no H3 decoder (h3-js), sync functions do; none carries node-redis", () => {
+    for (const { route, access } of apiRoutes()) {
+      const bundle = readFileSync(
+        join(output.dir, "functions", `${route.path.slice(1)}.func`, HANDLER),
+        "utf8",
+      );
+      // viem's errors name its version (`viem@${version}`); a bundle that includes viem includes that template.
+      if (access === "public") expect(bundle.includes("viem@${"), route.path).toBe(false);
+      // h3-js's error messages: locations are decoded at index time, never when read.
+      if (access === "public") expect(bundle.includes("Cell argument was not valid"), route.path).toBe(false);
+      // node-redis (REDIS_URL, local and CI only) is left out of every function: the build stubs it.
+      expect(bundle.includes("ACL_GETUSER"), route.path).toBe(false);
+    }
+    const sync = readFileSync(join(output.dir, "functions/api/cron/sync.func", HANDLER), "utf8");
+    expect(sync.includes("viem@${")).toBe(true);
+    expect(sync.includes("Cell argument was not valid")).toBe(true);
+  });
+
+  it("every [param] file is the destination of a vercel.json rewrite (nothing else reaches it when deployed)", () => {
+    const destinations = (readVercelJson(ROOT).rewrites ?? []).map((r) => r.destination.split("?")[0]);
+    for (const { route } of apiRoutes().filter((r) => r.route.params.length > 0)) {
+      expect(destinations, route.path).toContain(route.path);
+    }
+  });
+});
+
+describe("config.json", () => {
+  it("routes the filesystem first, then vercel.json's rewrites, and carries its crons", () => {
+    const config = JSON.parse(readFileSync(join(output.dir, "config.json"), "utf8"));
+    const vercel = readVercelJson(ROOT);
+    expect(config.version).toBe(3);
+    expect(config.routes[0]).toEqual({ handle: "filesystem" });
+    expect(config.routes).toHaveLength(1 + (vercel.rewrites?.length ?? 0));
+    expect(config.crons).toEqual(vercel.crons);
+  });
+});
+
+describe.skipIf(!usingPostgres())("migrations on deploy", () => {
+  it("a production build with MIGRATE_ON_DEPLOY=1 migrates DATABASE_URL first; a preview build does not", async () => {
+    const server = process.env.DATABASE_URL!;
+    const name = `lpqs_deploy_${Date.now().toString(36)}`;
+    await adminQuery(server, `create database ${name}`);
+    const url = withDatabase(server, name);
+    const tables = async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (
+          await client.query("select count(*)::int as n from pg_tables where tablename = 'location_proofs'")
+        ).rows[0].n as number;
+      } finally {
+        await client.end();
+      }
+    };
+    const buildWith = (env: Record<string, string>) => {
+      const out = mkdtempSync(join(tmpdir(), "deploy-build-"));
+      try {
+        buildInto(ROOT, out, { ...env, DATABASE_URL: url, MIGRATE_ON_DEPLOY: "1" });
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    };
+    try {
+      buildWith({ VERCEL_ENV: "preview" });
+      expect(await tables()).toBe(0);
+      buildWith({ VERCEL_ENV: "production" });
+      expect(await tables()).toBe(1);
+    } finally {
+      await adminQuery(server, `drop database if exists ${name} with (force)`);
+    }
+  });
+});

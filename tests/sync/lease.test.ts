@@ -1,0 +1,85 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client.js";
+import { loadConfig } from "../../lib/config.js";
+import { attest } from "../../lib/devnet/eas.js";
+import type { Devnet } from "../../lib/devnet/index.js";
+import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
+import { createSyncService } from "../../lib/sync/service.js";
+import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { usingPostgres } from "../helpers/test-db.js";
+
+/**
+ * One writer per chain. Two invocations must run truly concurrently, on separate database sessions: PGlite is a
+ * single session (everything serialises through it), so this file runs in CI's PostgreSQL pass only.
+ */
+describe.skipIf(!usingPostgres())("lease: one writer per chain (PostgreSQL)", () => {
+  let devnet: Devnet;
+  let app: TestApp;
+  let proxy: RpcProxy;
+  const TOTAL = 40;
+
+  beforeAll(async () => {
+    devnet = await startTestDevnet();
+    // Latency makes the first run hold its lease long enough for the second to meet it.
+    proxy = await startRpcProxy({ target: devnet.rpcUrl, delayMs: 150 });
+    app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: proxy.url });
+    const items = Array.from({ length: TOTAL }, (_, i) => ({
+      data: encodeLocationProof({
+        locationType: "DecimalDegrees<string>",
+        location: `${i}, 1`,
+        memo: `#${i}`,
+      }),
+    }));
+    await attest(devnet.rpcUrl, devnet.eas, items, { chunk: 10 });
+    await mine(devnet.rpcUrl, 3);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.close();
+    await devnet?.stop();
+  });
+
+  const service = () =>
+    createSyncService({
+      db: app.db,
+      config: loadConfig({ CHAINS: "devnet", RPC_URL_DEVNET: proxy.url, LOG_LEVEL: "silent" }),
+      options: { commitSize: 10, readBatchSize: 10 },
+    });
+
+  it("two concurrent runs: one indexes, the other is skipped naming the lease holder; no duplicates", async () => {
+    const [a, b] = await Promise.all([service().sync("cron"), service().sync("cron")]);
+    const results = [a.chains[0]!, b.chains[0]!];
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual(["ok", "skipped"]);
+    const skipped = results.find((r) => r.status === "skipped")!;
+    expect(skipped.reason).toMatch(/^lease held by .+ until /);
+    expect(results.find((r) => r.status === "ok")!.attestations).toBe(TOTAL);
+    const [c] = await queryRows<{ n: number; d: number }>(
+      app.db,
+      sql`select count(*)::int as n, count(distinct uid)::int as d from location_proofs`,
+    );
+    expect(c).toEqual({ n: TOTAL, d: TOTAL });
+  });
+
+  it("an expired lease (a writer that died) is taken over", async () => {
+    await app.db.execute(
+      sql`update sync_state set lease_owner = 'dead-writer', lease_expires_at = now() - interval '1 second'`,
+    );
+    const report = await service().sync("cron");
+    expect(report.chains[0]!.status).toBe("ok");
+  });
+
+  it("a live lease held by another writer is respected", async () => {
+    await app.db.execute(
+      sql`update sync_state set lease_owner = 'other-writer', lease_expires_at = now() + interval '1 minute'`,
+    );
+    const report = await service().sync("cron");
+    expect(report.chains[0]).toMatchObject({ status: "skipped" });
+    expect(report.chains[0]!.reason).toContain("other-writer");
+    expect(report.status).toBe("ok");
+    await app.db.execute(sql`update sync_state set lease_owner = null, lease_expires_at = null`);
+  });
+});

@@ -1,0 +1,99 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client.js";
+import { getConfig } from "../../lib/config.js";
+import { attest, revoke } from "../../lib/devnet/eas.js";
+import { type Devnet, startDevnet } from "../../lib/devnet/index.js";
+import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { createSyncService } from "../../lib/sync/service.js";
+import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+
+let devnet: Devnet;
+let app: TestApp;
+
+const proofData = (memo: string) =>
+  encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5", memo });
+const sync = async () => {
+  const report = await createSyncService({ db: app.db, config: getConfig() }).sync("manual");
+  return report.chains[0]!;
+};
+const rows = async () =>
+  Object.fromEntries(
+    (
+      await queryRows<{ uid: string; revoked: boolean; memo: string }>(
+        app.db,
+        sql`select uid, revoked, memo from location_proofs`,
+      )
+    ).map((r) => [r.memo, r]),
+  );
+
+beforeAll(async () => {
+  devnet = await startTestDevnet();
+  // Confirmations 0, so that the reorgs below reach indexed blocks without mining dozens of blocks.
+  app = await createTestApp({
+    CRON_SECRET: "test-secret",
+    CHAINS: "devnet",
+    RPC_URL_DEVNET: devnet.rpcUrl,
+    CONFIRMATIONS_DEVNET: "0",
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  await devnet?.stop();
+});
+
+describe("reorgs", () => {
+  it("anvil_reorg: rows of orphaned blocks go, canonical ones stay, an orphaned revocation is undone", async () => {
+    const [a] = await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("A") }]);
+    await mine(devnet.rpcUrl, 1);
+    const forkPoint = await blockNumber(devnet.rpcUrl);
+    await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("B") }]);
+    await revoke(devnet.rpcUrl, devnet.eas, [a!]);
+    expect(await sync()).toMatchObject({ status: "ok", attestations: 2, revocations: 1 });
+    expect(await rows()).toMatchObject({ A: { revoked: true }, B: { revoked: false } });
+
+    // Replace every block after the fork point with empty ones (same height: only hashes tell).
+    const depth = (await blockNumber(devnet.rpcUrl)) - forkPoint;
+    await rpc(devnet.rpcUrl, "anvil_reorg", [depth, []]);
+    const result = await sync();
+    expect(result.status).toBe("ok");
+    // Back to the newest stored block still canonical (A's, at or below the fork point).
+    expect(result.rewound_blocks).toBeGreaterThanOrEqual(depth);
+    const after = await rows();
+    expect(after.B).toBeUndefined();
+    expect(after.A).toMatchObject({ revoked: false });
+  });
+
+  it("anvil_rollback below the cursor is a reorg too: rolled-back rows go, new canonical ones arrive", async () => {
+    await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("C") }]);
+    expect((await sync()).status).toBe("ok");
+    expect((await rows()).C).toBeDefined();
+    await rpc(devnet.rpcUrl, "anvil_rollback", [1]);
+    // The head is now below the cursor; the next run must rewind, not crash or wait.
+    const result = await sync();
+    expect(result.status).toBe("ok");
+    expect(result.rewound_blocks).toBeGreaterThan(0);
+    expect((await rows()).C).toBeUndefined();
+    await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("D") }]);
+    expect(await sync()).toMatchObject({ status: "ok", attestations: 1 });
+    expect(Object.keys(await rows()).sort()).toEqual(["A", "D"]);
+  });
+
+  it("a devnet that was reset (different chain, same port) is re-indexed from the start, never a crash", async () => {
+    const port = Number(new URL(devnet.rpcUrl).port);
+    await devnet.stop();
+    devnet = await startDevnet({ port, blockTimeSeconds: 0 });
+    await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("E") }]);
+    await mine(devnet.rpcUrl, 1);
+    const result = await sync();
+    expect(result.status).toBe("ok");
+    expect(result.rewound_blocks).toBeGreaterThan(0);
+    expect(Object.keys(await rows())).toEqual(["E"]);
+    const [state] = await queryRows<{ cursor_block: string }>(
+      app.db,
+      sql`select cursor_block from sync_state`,
+    );
+    expect(Number(state!.cursor_block)).toBe(await blockNumber(devnet.rpcUrl));
+  });
+});
