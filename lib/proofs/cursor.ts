@@ -31,29 +31,50 @@ export function encodeCursor(
   row: ProofRow,
   position: number,
 ) {
-  const values = sortKeys(sort).map((k) => k.value(row));
-  const payload = JSON.stringify([
-    VERSION,
-    direction === "next" ? "n" : "p",
+  // The position is a hint (see Cursor), and one past MAX_SAFE_INTEGER (a page after a cursor that claimed the
+  // largest) would make a link decodeCursor refuses: it is capped there.
+  return cursorToken(
     sortSignature(sort),
-    position,
-    ...values,
-  ]);
+    direction,
+    Math.min(position, Number.MAX_SAFE_INTEGER),
+    sortKeys(sort).map((k) => k.value(row)),
+  );
+}
+
+/**
+ * The token of a cursor as given: what encodeCursor writes for a row, and what a test writes to try values no row
+ * holds (decodeCursor checks every value, whoever made the token).
+ */
+export function cursorToken(
+  signature: string,
+  direction: Cursor["direction"],
+  position: number,
+  values: unknown[],
+): string {
+  const payload = JSON.stringify([VERSION, direction === "next" ? "n" : "p", signature, position, ...values]);
   return `${Buffer.from(payload).toString("base64url")}.${checksum(payload)}`;
 }
 
-/** A key value as the cursor must hold it, or undefined when it cannot be one. */
+/**
+ * Whether a key value is one the cursor can hold: what the key's column could hold and PostgreSQL takes as a
+ * bound parameter of its type. A timestamp must be the exact text of an instant in the accepted range (2025-02-30
+ * passes the pattern and `new Date`, which rolls it over, but not the database); a string must not hold NUL, which
+ * no text column can.
+ */
 function validValue(k: SortKey, value: unknown): boolean {
   if (value === null) return k.nullable;
   switch (k.type) {
-    case "timestamp":
-      return typeof value === "string" && ISO_MS.test(value) && inTimestampRange(new Date(value));
+    case "timestamp": {
+      if (typeof value !== "string" || !ISO_MS.test(value)) return false;
+      const at = new Date(value);
+      return !Number.isNaN(at.getTime()) && at.toISOString() === value && inTimestampRange(at);
+    }
     case "number":
       return typeof value === "number" && Number.isFinite(value);
     case "integer":
       return Number.isSafeInteger(value);
     default:
-      return typeof value === "string" && value.length <= 256;
+      return typeof value === "string" && value.length <= 256 && !value.includes("\u0000");
   }
 }
 

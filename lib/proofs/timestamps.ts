@@ -16,11 +16,18 @@ export const inTimestampRange = (d: Date): boolean =>
   d.getTime() >= MIN_INSTANT.getTime() && d.getTime() <= MAX_INSTANT.getTime();
 
 /**
- * An instant as a bound timestamptz parameter. toISOString writes years past 9999 in the expanded form
- * (+010000-…), which PostgreSQL reads as a time zone; the day after 9999-12-31 (the end of a DATE) is written as
- * the plain 10000-01-01 it accepts.
+ * An instant as PostgreSQL reads it: toISOString, except that a year past 9999 is written plain. toISOString writes
+ * those in the expanded form (+010000-…), which PostgreSQL reads as a time zone; the instants and days the server
+ * derives from the last accepted ones (the day after 9999-12-31, the midnight after an instant on it) are
+ * 10000-01-01, which timestamptz and date take as written plain.
  */
-export const sqlTimestamp = (d: Date): SQL => sql`${d.toISOString().replace(/^\+0*/, "")}::timestamptz`;
+const postgresIso = (d: Date): string => d.toISOString().replace(/^\+0*/, "");
+
+/** An instant as a bound timestamptz parameter (postgresIso). */
+export const sqlTimestamp = (d: Date): SQL => sql`${postgresIso(d)}::timestamptz`;
+
+/** The UTC day of an instant as a bound date parameter (postgresIso). */
+export const sqlDate = (d: Date): SQL => sql`${postgresIso(d).slice(0, postgresIso(d).indexOf("T"))}::date`;
 
 const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
 const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);

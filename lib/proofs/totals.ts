@@ -3,6 +3,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { proofCounts as c, proofDayCounts as dc } from "../../db/schema.js";
 import { countFromCells } from "./cell-totals.js";
 import { coversWorld, type ProofFilter, type TimeInterval, testsOnly } from "./filter.js";
+import { sqlDate } from "./timestamps.js";
 
 const DAY_MS = 86_400_000;
 
@@ -48,7 +49,6 @@ function totalsCondition(f: ProofFilter): SQL | undefined | null {
 const DAY_SUM = sql`select coalesce(sum(${dc.n}), 0) as n from ${dc}`;
 
 const utcDay = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS);
-const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
  * A filter on chain, revoked and one time window (or on the proofs without an event time), from proof_day_counts:
@@ -81,9 +81,9 @@ async function countFromDayTotals(
   const firstDay = start === undefined ? undefined : utcDay(start + DAY_MS - 1);
   const endDay = end === undefined ? undefined : utcDay(end + 1);
   const days: SQL[] = [sql`${dc.day} is not null`];
-  if (firstDay) days.push(sql`${dc.day} >= ${isoDay(firstDay)}::date`);
-  // (The day after 9999-12-31 is no date: a window to the end of time has no upper day.)
-  if (endDay && endDay.getUTCFullYear() <= 9999) days.push(sql`${dc.day} < ${isoDay(endDay)}::date`);
+  // Either day may be 10000-01-01, the midnight after the last accepted instant: a date PostgreSQL takes (sqlDate).
+  if (firstDay) days.push(sql`${dc.day} >= ${sqlDate(firstDay)}`);
+  if (endDay) days.push(sql`${dc.day} < ${sqlDate(endDay)}`);
   let total = await sumOf(db, DAY_SUM, and(...parts, ...days));
   const base = { ...f, times: undefined, hasEventTime: undefined };
   if (start !== undefined && firstDay && firstDay.getTime() > start) {

@@ -141,13 +141,25 @@ function apiFor(pathname: string): { api: Api; path: string; folded?: boolean } 
   return undefined;
 }
 
-const ref = (api: Api, schema: Json): Json =>
-  JSON.parse(
-    JSON.stringify(api.name === "native" ? schema : fromOpenApi30(schema)).replaceAll(
-      '"#/components',
-      `"${api.name}.json#/components`,
-    ),
-  );
+/**
+ * A schema of the document as ajv reads it, made once per schema: ajv compiles a schema object the first time it
+ * sees it and keeps the result by identity, so a fresh copy per exchange was a compile per exchange.
+ */
+const refs = new Map<string, Json>();
+const ref = (api: Api, schema: Json): Json => {
+  const key = `${api.name}\u0000${JSON.stringify(schema)}`;
+  let made = refs.get(key);
+  if (!made) {
+    made = JSON.parse(
+      JSON.stringify(api.name === "native" ? schema : fromOpenApi30(schema)).replaceAll(
+        '"#/components',
+        `"${api.name}.json#/components`,
+      ),
+    ) as Json;
+    refs.set(key, made);
+  }
+  return made;
+};
 
 /** The documented error object of either document. */
 const errorSchema = (api: Api): Json =>

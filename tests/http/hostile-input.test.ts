@@ -8,6 +8,18 @@ import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { LIST_PARAMS } from "../../lib/v0/list-params.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 import { apiRoutes } from "../helpers/routes.js";
+import {
+  bboxText,
+  cursorText,
+  datetimeText,
+  edgeProofs,
+  instantText,
+  LIMITS,
+  limitText,
+  offsetText,
+  parseSortText,
+  sortbyText,
+} from "./hostile-edges.js";
 
 /**
  * Hostile input: ≥ 10,000 generated requests across every endpoint of the api/ tree (discovered, so endpoints
@@ -15,11 +27,18 @@ import { apiRoutes } from "../helpers/routes.js";
  * parameters, unicode, lone surrogates (as WTF-8 bytes), SQL fragments, over-long strings, broken percent-encoding,
  * timestamps at and past the database's range, CQL2 filters nested past the limit (NOT chains too) with long IN
  * lists, LIKE patterns ending in an escape and NUL in literals, hostile path segments, wrong methods, bad JSON
- * bodies and odd headers. For every one: no 5xx; every 4xx is the standard JSON error
- * (`error`, `code`, `message`) and a 400 about a parameter names one the request actually sent; and afterwards the
- * database is byte-for-byte what it was.
+ * bodies and odd headers. And well-formed requests made of the ends of every accepted range (tests/http/hostile-edges.ts:
+ * instants, intervals, coordinates, limits, offsets, cursors, sortby), which reach the database with the values the
+ * server derives from them, over data that holds proofs at those ends too; their next/prev links are followed.
+ * For every one: no 5xx; every 4xx is the standard JSON error (`error`, `code`, `message`) and a 400 about a
+ * parameter names one the request actually sent; a link the service made answers 200; and afterwards the database
+ * is byte-for-byte what it was. Each seed of HOSTILE_SEEDS (three fixed ones by default, so CI is deterministic
+ * and still explores three sequences) runs HOSTILE_RUNS requests.
  */
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 10_000);
+const SEEDS = (process.env.HOSTILE_SEEDS ?? process.env.HOSTILE_SEED ?? "20261122,20261126,7")
+  .split(",")
+  .map(Number);
 
 /** Known parameters per endpoint; an endpoint missing here is still fuzzed with the generic and unknown ones. */
 const OGC_ITEMS_PARAMS = [
@@ -416,7 +435,15 @@ const headers = fc.record(
   { requiredKeys: [] },
 );
 
-type Built = { method: string; url: string; init: RequestInit; sent: Set<string>; endpoint: Endpoint };
+type Built = {
+  method: string;
+  url: string;
+  init: RequestInit;
+  sent: Set<string>;
+  endpoint: Endpoint;
+  /** follow the next/prev links of a 200 JSON answer (well-formed requests only) */
+  follow?: boolean;
+};
 
 function build(list: Endpoint[]) {
   return fc
@@ -513,6 +540,121 @@ function focused(list: Endpoint[]): fc.Arbitrary<Built> {
     });
 }
 
+const LIST_PATH = /^\/api\/v0\/location-proofs$/;
+const ITEMS_PATH = /^\/api\/ogc\/collections\/[^/]+\/items$/;
+
+/** CQL2 conditions on the ends of the ranges: instants, intervals, boxes, the largest integers and doubles. */
+const cqlEdge: fc.Arbitrary<string> = fc.oneof(
+  instantText.map((t) => `event_timestamp >= TIMESTAMP('${t}')`),
+  instantText.map((t) => `attestation_time < TIMESTAMP('${t}')`),
+  instantText.map((t) => `event_timestamp <= DATE('${t.slice(0, 10)}')`),
+  fc
+    .tuple(instantText, instantText)
+    .map(([a, b]) => `T_INTERSECTS(event_timestamp, INTERVAL('${a}', '${b}'))`),
+  instantText.map((t) => `T_AFTER(event_timestamp, DATE('${t.slice(0, 10)}'))`),
+  bboxText(false).map((b) => `S_INTERSECTS(geometry, BBOX(${b}))`),
+  fc.constantFrom(
+    `block_number = ${Number.MAX_SAFE_INTEGER}`,
+    "block_number > 9223372036854775807",
+    "block_number >= -9223372036854775808",
+    "longitude >= 180 AND latitude <= -90",
+    "latitude > 1.7976931348623157e308",
+    "longitude < 5e-324",
+  ),
+);
+
+/**
+ * Well-formed GETs of the list and items endpoints made of range ends: each parameter that has a range takes a value
+ * at or next to one of its ends (hostile-edges.ts), several at once, as JSON or as the HTML page. Their links are
+ * followed. This is where a value the validators accept meets the database together with what the server derives
+ * from it (a day bucket, a cell, limit + offset, a cursor's key).
+ */
+function edgeRequests(list: Endpoint[]): fc.Arbitrary<Built> {
+  const targets = list.filter((e) => LIST_PATH.test(e.path) || ITEMS_PATH.test(e.path));
+  return fc.nat({ max: targets.length - 1 }).chain((i) => {
+    const endpoint = targets[i]!;
+    const items = ITEMS_PATH.test(endpoint.path);
+    type Pairs = [string, string][];
+    const times: fc.Arbitrary<Pairs> = items
+      ? datetimeText.map((d): Pairs => [["datetime", d]])
+      : fc.oneof(
+          instantText.map((t): Pairs => [["fromTimestamp", t]]),
+          instantText.map((t): Pairs => [["toTimestamp", t]]),
+          fc.tuple(instantText, instantText).map(
+            ([a, b]): Pairs => [
+              ["fromTimestamp", a],
+              ["toTimestamp", b],
+            ],
+          ),
+          datetimeText.map((d): Pairs => [["datetime", d]]),
+          fc.tuple(instantText, datetimeText).map(
+            ([a, d]): Pairs => [
+              ["fromTimestamp", a],
+              ["datetime", d],
+            ],
+          ),
+        );
+    const sortby = items ? fc.option(sortbyText, { nil: undefined, freq: 2 }) : fc.constant(undefined);
+    return sortby.chain((sb) =>
+      fc
+        .record({
+          times: fc.option(times, { nil: undefined, freq: 3 }),
+          bbox: fc.option(bboxText(items), { nil: undefined, freq: 3 }),
+          limit: fc.option(limitText(items ? LIMITS.items : LIMITS.list), { nil: undefined, freq: 2 }),
+          paging: fc.oneof(
+            fc.constant(undefined),
+            offsetText.map((o): [string, string] => ["offset", o]),
+            cursorText(parseSortText(sb)).map((c): [string, string] => ["cursor", c]),
+          ),
+          filter: items ? fc.option(cqlEdge, { nil: undefined, freq: 5 }) : fc.constant(undefined),
+          more: items
+            ? fc.constant([] as [string, string][])
+            : fc.subarray<[string, string]>([
+                ["includeRevoked", "true"],
+                ["filter", "hasCoordinates"],
+              ]),
+          f: fc.constantFrom(undefined, undefined, undefined, "json", "html"),
+        })
+        .map((r): Built => {
+          const params: [string, string][] = [
+            ...(r.times ?? []),
+            ...(r.bbox ? [["bbox", r.bbox] as [string, string]] : []),
+            ...(r.limit ? [["limit", r.limit] as [string, string]] : []),
+            ...(r.paging ? [r.paging] : []),
+            ...(sb ? [["sortby", sb] as [string, string]] : []),
+            ...(r.filter ? [["filter", r.filter] as [string, string]] : []),
+            ...r.more,
+            ...(r.f ? [["f", r.f] as [string, string]] : []),
+          ];
+          const query = params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&");
+          return {
+            method: "GET",
+            url: `${TEST_BASE}${endpoint.path}${query ? `?${query}` : ""}`,
+            init: { method: "GET" },
+            sent: new Set(params.map(([k]) => k)),
+            endpoint,
+            follow: true,
+          };
+        }),
+    );
+  });
+}
+
+/** The next/prev links of a JSON page (OGC `links`, native `pagination`). */
+function pagingLinks(text: string): string[] {
+  let body: { links?: { rel: string; href: string }[]; pagination?: { next?: string; prev?: string } };
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const ogc = (body.links ?? []).filter((l) => l.rel === "next" || l.rel === "prev").map((l) => l.href);
+  const native = [body.pagination?.next, body.pagination?.prev].filter(
+    (h): h is string => typeof h === "string",
+  );
+  return [...ogc, ...native];
+}
+
 // ---- the database checksum ----------------------------------------------------------------------------------
 
 async function checksum(app: TestApp): Promise<string> {
@@ -535,85 +677,110 @@ async function checksum(app: TestApp): Promise<string> {
 
 // ---- the suite ----------------------------------------------------------------------------------------------
 
+const SAMPLE = sampleProofs({ count: 120, seed: 11 });
+const PROOFS = [...SAMPLE, ...edgeProofs(SAMPLE[0]!)];
+
 let app: TestApp;
 beforeAll(async () => {
   app = await createTestApp({ CRON_SECRET: "hostile-suite-secret" });
-  await insertProofs(app.db, sampleProofs({ count: 120, seed: 11 }));
+  await insertProofs(app.db, PROOFS);
 });
 afterAll(() => app.close());
 
 describe("hostile input", () => {
-  it(`${RUNS} generated requests: no 5xx, standard JSON errors naming the parameter, database unchanged`, {
-    timeout: 600_000,
-  }, async () => {
-    const list = endpoints();
-    expect(list.length).toBeGreaterThan(5);
-    const pathParams = new Set(list.flatMap((e) => e.route.params));
-    const before = await checksum(app);
-    expect(before).toMatch(/location_proofs:120:/);
-    const statuses = new Map<number, number>();
-    let tried = 0;
-    const started = performance.now();
+  it.each(SEEDS)(
+    `seed %i: ${RUNS} generated requests: no 5xx, standard JSON errors naming the parameter, links that work, database unchanged`,
+    {
+      timeout: 600_000,
+    },
+    async (seed) => {
+      const list = endpoints();
+      expect(list.length).toBeGreaterThan(5);
+      const pathParams = new Set(list.flatMap((e) => e.route.params));
+      const before = await checksum(app);
+      expect(before).toContain(`location_proofs:${PROOFS.length}:`);
+      const statuses = new Map<number, number>();
+      let tried = 0;
+      let followed = 0;
+      const started = performance.now();
 
-    await fc.assert(
-      fc.asyncProperty(
-        fc.oneof({ arbitrary: build(list), weight: 3 }, { arbitrary: focused(list), weight: 1 }),
-        async (req) => {
-          tried++;
-          let res: Response;
-          try {
-            res = await app.request(req.url, req.init);
-          } catch (error) {
-            // The client itself refused to build the request (e.g. an invalid header): not a server answer.
-            if (error instanceof TypeError && /header|Request/i.test(String(error))) return;
-            throw error;
-          }
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const context = `${req.method} ${req.url.slice(0, 300)}`;
-          expect(res.status, context).toBeLessThan(500);
-          const text = await res.text();
-          if (res.status >= 400) {
-            // Issue 12: an error asked for as HTML (f=html, or Accept preferring text/html) is a page with the same
-            // status and message; every other client gets the JSON error.
-            if (requestedFormat(new Request(new URL(req.url, TEST_BASE), req.init)) === "html") {
-              expect(res.headers.get("content-type"), context).toBe("text/html; charset=utf-8");
-              if (req.method === "HEAD") return;
-              expect(text, context).toMatch(/<p class="message">[^<]+<\/p>/);
-              expect(text, context).not.toMatch(
-                /\bat \S+\.(ts|js):\d+|SELECT |syntax error at|pglite|node_modules/i,
-              );
-              return;
-            }
-            expect(res.headers.get("content-type"), context).toMatch(/^application\/(problem\+)?json/);
+      /** One request and what its answer must be; a link the service made must answer 200. */
+      const check = async (req: Built, link = false): Promise<void> => {
+        let res: Response;
+        try {
+          res = await app.request(req.url, req.init);
+        } catch (error) {
+          // The client itself refused to build the request (e.g. an invalid header): not a server answer.
+          if (error instanceof TypeError && /header|Request/i.test(String(error))) return;
+          throw error;
+        }
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        const context = `${link ? "link " : ""}${req.method} ${req.url.slice(0, 400)}`;
+        const text = await res.text();
+        expect(res.status, `${context}: ${text.slice(0, 300)}`).toBeLessThan(500);
+        if (link) expect(res.status, `${context}: ${text.slice(0, 300)}`).toBe(200);
+        if (res.status >= 400) {
+          // Issue 12: an error asked for as HTML (f=html, or Accept preferring text/html) is a page with the same
+          // status and message; every other client gets the JSON error.
+          if (requestedFormat(new Request(new URL(req.url, TEST_BASE), req.init)) === "html") {
+            expect(res.headers.get("content-type"), context).toBe("text/html; charset=utf-8");
             if (req.method === "HEAD") return;
-            const body = JSON.parse(text);
-            for (const field of ["error", "code", "message"]) {
-              expect(typeof body[field], `${context}: ${field} in ${text.slice(0, 300)}`).toBe("string");
-            }
+            expect(text, context).toMatch(/<p class="message">[^<]+<\/p>/);
             expect(text, context).not.toMatch(
               /\bat \S+\.(ts|js):\d+|SELECT |syntax error at|pglite|node_modules/i,
             );
-            if (res.status === 400 && /Parameter/.test(body.code)) {
-              const named = body.parameter as unknown;
-              expect(typeof named, `${context}: ${text.slice(0, 300)}`).toBe("string");
-              // A twisted path (//, trailing /) may land on another route, e.g. a [uid] segment: path params count.
-              const allowed = new Set([...req.sent, ...pathParams, "query"]);
-              expect(allowed.has(named as string), `${context}: names '${named}'`).toBe(true);
-            }
+            return;
           }
-        },
-      ),
-      // A fixed seed keeps CI deterministic; HOSTILE_SEED explores others (a failure prints its seed to replay).
-      { numRuns: RUNS, seed: Number(process.env.HOSTILE_SEED ?? 20261122), endOnFailure: false },
-    );
+          expect(res.headers.get("content-type"), context).toMatch(/^application\/(problem\+)?json/);
+          if (req.method === "HEAD") return;
+          const body = JSON.parse(text);
+          for (const field of ["error", "code", "message"]) {
+            expect(typeof body[field], `${context}: ${field} in ${text.slice(0, 300)}`).toBe("string");
+          }
+          expect(text, context).not.toMatch(
+            /\bat \S+\.(ts|js):\d+|SELECT |syntax error at|pglite|node_modules/i,
+          );
+          if (res.status === 400 && /Parameter/.test(body.code)) {
+            const named = body.parameter as unknown;
+            expect(typeof named, `${context}: ${text.slice(0, 300)}`).toBe("string");
+            // A twisted path (//, trailing /) may land on another route, e.g. a [uid] segment: path params count.
+            const allowed = new Set([...req.sent, ...pathParams, "query"]);
+            expect(allowed.has(named as string), `${context}: names '${named}'`).toBe(true);
+          }
+          return;
+        }
+        if (req.follow && res.status === 200 && !link) {
+          for (const href of pagingLinks(text)) {
+            followed++;
+            await check({ ...req, url: href, sent: new Set(new URL(href).searchParams.keys()) }, true);
+          }
+        }
+      };
 
-    const after = await checksum(app);
-    expect(after).toBe(before);
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`);
-    console.log(
-      `hostile input: ${tried} requests tried across ${list.length} endpoints in ${seconds} s; statuses ${byStatus.join(" ")}; database unchanged`,
-    );
-    expect(tried).toBeGreaterThanOrEqual(RUNS);
-  });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            { arbitrary: build(list), weight: 3 },
+            { arbitrary: focused(list), weight: 1 },
+            { arbitrary: edgeRequests(list), weight: 2 },
+          ),
+          async (req) => {
+            tried++;
+            await check(req);
+          },
+        ),
+        // Fixed seeds keep CI deterministic; HOSTILE_SEEDS explores others (a failure prints its seed to replay).
+        { numRuns: RUNS, seed, endOnFailure: false },
+      );
+
+      const after = await checksum(app);
+      expect(after).toBe(before);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const byStatus = [...statuses.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`);
+      console.log(
+        `hostile input, seed ${seed}: ${tried} requests tried across ${list.length} endpoints and ${followed} next/prev links followed in ${seconds} s; statuses ${byStatus.join(" ")}; database unchanged`,
+      );
+      expect(tried).toBeGreaterThanOrEqual(RUNS);
+    },
+  );
 });

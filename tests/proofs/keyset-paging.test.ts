@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { cursorToken } from "../../lib/proofs/cursor.js";
 import { proofProperty, SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 
@@ -230,6 +231,36 @@ describe("keyset paging: a tampered cursor is a 400 naming cursor", () => {
     const res = await app.get(`${V0}?cursor=${Buffer.from(payload).toString("base64url")}.${tag}`);
     expect(res.status).toBe(400);
     expect(res.body.parameter).toBe("cursor");
+    // Values of the right type that no column holds and PostgreSQL refuses: a day that does not exist (`new Date`
+    // rolls 2025-02-30 over to March), an instant past the accepted range, NUL in a string.
+    const forged = [
+      ["-event_timestamp", "2025-02-30T00:00:00.000Z", "0x01", 1],
+      ["-event_timestamp", "10000-01-01T00:00:00.000Z", "0x01", 1],
+      ["-event_timestamp", "2025-01-01T00:00:00.000Z", "0x\u000001", 1],
+      ["chain", "a\u0000b", "0x01", 1],
+    ];
+    for (const [signature, ...values] of forged) {
+      const sortby = signature === "chain" ? "&sortby=chain" : "";
+      const path = signature === "chain" ? ITEMS : V0;
+      const token = cursorToken(signature as string, "next", 0, values);
+      const forgedRes = await app.get(`${path}?cursor=${token}${sortby}`);
+      expect(forgedRes.status, JSON.stringify(values)).toBe(400);
+      expect(forgedRes.body.parameter).toBe("cursor");
+    }
+  });
+
+  it("a cursor at the largest position gives links that still work", async () => {
+    const token = cursorToken("-event_timestamp", "next", Number.MAX_SAFE_INTEGER, [
+      "2025-05-01T12:00:00.000Z",
+      "0x00",
+      1,
+    ]);
+    const page = await app.get(`${V0}?limit=3&cursor=${token}`);
+    expect(page.status).toBe(200);
+    for (const link of [page.body.pagination.next, page.body.pagination.prev]) {
+      expect(link).toEqual(expect.any(String));
+      expect((await app.get(link)).status, link).toBe(200);
+    }
   });
 });
 

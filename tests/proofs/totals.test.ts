@@ -5,6 +5,7 @@ import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import type { ProofFilter } from "../../lib/proofs/filter.js";
 import { countProofs } from "../../lib/proofs/query.js";
+import { MAX_INSTANT, MIN_INSTANT } from "../../lib/proofs/timestamps.js";
 import { countFromTotals } from "../../lib/proofs/totals.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
@@ -43,6 +44,15 @@ const WINDOWS = [
   { end: at(20, 43_200_000) },
   { start: at(20), end: at(18) },
   { start: new Date("0001-01-01T00:00:00Z"), end: new Date("9999-12-31T23:59:59.999Z") },
+  // Windows at the ends of the accepted range, whose whole days and edge days end or start at 10000-01-01 (the
+  // midnight after the last accepted instant) or at 0001-01-01.
+  { start: new Date(MAX_INSTANT.getTime() - DAY / 2) },
+  { start: MAX_INSTANT },
+  { start: new Date(MAX_INSTANT.getTime() - 3 * DAY + 1), end: MAX_INSTANT },
+  { start: new Date(MAX_INSTANT.getTime() - 3 * DAY), end: new Date(MAX_INSTANT.getTime() - DAY / 2) },
+  { end: MIN_INSTANT },
+  { start: MIN_INSTANT, end: new Date(MIN_INSTANT.getTime() + 2 * DAY + 1) },
+  { start: new Date(MIN_INSTANT.getTime() + 1), end: new Date(MIN_INSTANT.getTime() + 3 * DAY - 1) },
 ];
 const WINDOW_FILTERS: ProofFilter[] = [];
 for (const includeRevoked of [false, true])
@@ -71,8 +81,16 @@ async function expectTotalsExact(step: string) {
 describe("proof_counts", () => {
   it("stays exact through inserts, upserts, revocations, deletes and truncate", async () => {
     // Some proofs without an event time, as the indexer stores an absent or unreadable eventTimestamp.
+    // And some on the first and last days a time filter accepts (the first-day ones among those the upsert below
+    // leaves alone: it moves some three days back).
     const rows = sampleProofs({ count: 400, seed: 23, now: NOW }).map((r, i) =>
-      i % 11 === 0 ? { ...r, eventTimestamp: null } : r,
+      i % 11 === 0
+        ? { ...r, eventTimestamp: null }
+        : i % 17 === 1
+          ? { ...r, eventTimestamp: new Date(MAX_INSTANT.getTime() - (i % 3) * (DAY / 2)) }
+          : i % 19 === 1 && i < 200
+            ? { ...r, eventTimestamp: new Date(MIN_INSTANT.getTime() + (i % 3) * (DAY / 2)) }
+            : r,
     );
     await expectTotalsExact("empty");
     await insertProofs(app.db, rows.slice(0, 300));
