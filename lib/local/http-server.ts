@@ -73,7 +73,7 @@ export function serve(
   // refused request (401, 413) is answered before the client sends a byte of it.
   server.on("checkContinue", onRequest);
   server.on("clientError", (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
-    void refuseUnparsable(router, error, socket).catch(() => socket.destroy());
+    void refuseUnparsable(router, error, socket, limits).catch(() => socket.destroy());
   });
   // CONNECT never reaches the request handler (Node hands the socket over for a tunnel): refuse it here.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
@@ -238,6 +238,7 @@ async function refuseUnparsable(
   router: Router,
   error: NodeJS.ErrnoException & { rawPacket?: Buffer },
   socket: Socket,
+  limits: ServerLimits,
 ): Promise<void> {
   if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
   // A response already under way (a request timeout while a handler answers) cannot be replaced.
@@ -249,9 +250,12 @@ async function refuseUnparsable(
   let response: Response;
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
-      // The overflow happened before the request line ended: the target itself is too long.
+      // The target itself is too long when the overflow came before the request line ended (the chunk that
+      // overflowed holds no line end), or when the request line the chunk starts with holds a target over the
+      // URL limit (a client that writes its whole request at once); otherwise the header fields are.
       response = errorResponse(
-        !raw.includes("\r\n") && !raw.includes("\n")
+        !raw.includes("\n") ||
+          Buffer.byteLength(/^\S+ (\S+) HTTP\//.exec(raw)?.[1] ?? "") > limits.maxUrlBytes
           ? new ApiError(414, "URITooLong", "The request target is too long")
           : new ApiError(431, "RequestHeaderFieldsTooLarge", "The request's header fields are too large"),
       );
@@ -268,12 +272,19 @@ async function refuseUnparsable(
   await writeRaw(socket, response);
 }
 
-/** A whole response written on a socket Node's HTTP layer has let go of, then the connection is closed. */
+/** Headers that frame a message on the connection (writeRaw sets them itself). */
+const FRAMING = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
+
+/**
+ * A whole response written on a socket Node's HTTP layer has let go of, then the connection is closed. The framing
+ * headers are this function's own: the body's exact length and `connection: close`, once each (a response's own
+ * Content-Length beside them made two, which strict clients such as undici refuse outright).
+ */
 async function writeRaw(socket: Socket, response: Response): Promise<void> {
   const body = Buffer.from(await response.arrayBuffer());
   const lines = [`HTTP/1.1 ${response.status} ${statusText(response.status)}`];
   response.headers.forEach((value, key) => {
-    lines.push(`${key}: ${value}`);
+    if (!FRAMING.has(key)) lines.push(`${key}: ${value}`);
   });
   lines.push(`content-length: ${body.length}`, "connection: close", "", "");
   socket.end(Buffer.concat([Buffer.from(lines.join("\r\n"), "latin1"), body]));
