@@ -26,7 +26,8 @@
  * served by the same emulation as the service — the least any function of this stack can cost, so what the service
  * costs beyond it is its own work, and what it costs beyond the bare floor is the signature's.
  *
- * Options: --rows N (1,000,000), --iterations K (100 per request type), --warm-up W (every request type W times
+ * Options: --rows N (1,000,000), --iterations K (100 per request type), --deep-iterations D (20 per deep offset),
+ * --warm-up W (every request type W times
  * before the first is timed: 40), --duration S (10 s per throughput run),
  * --harvest-budget S (stop a harvest after S seconds: 300), --keep (keep the database for the next run, which
  * reuses it while it holds the same N proofs, loaded the same day), --cpu-prof DIR (profile the server: node --cpu-prof), --only SECTIONS (a comma
@@ -60,7 +61,16 @@ import {
   textOption,
 } from "./common.js";
 import { cannotSeparate, postgresPids, postmasterOf, separateCores, statOf } from "./cores.js";
-import { connectInProcess, ITEMS, replay, SHAPES, startFloors, statementsOf, V0 } from "./statements.js";
+import {
+  connectInProcess,
+  ITEMS,
+  replay,
+  SHAPES,
+  type Statement,
+  startFloors,
+  statementsOf,
+  V0,
+} from "./statements.js";
 
 const ROWS = option("--rows", 1_000_000);
 const ITERATIONS = option("--iterations", 100);
@@ -113,6 +123,35 @@ const REQUESTS: RequestType[] = [
   { name: "shapes city bbox (Berlin)", path: `${SHAPES}?${CITY}` },
   { name: "shapes continent bbox (Europe)", path: `${SHAPES}?${CONTINENT}` },
 ];
+
+/**
+ * Deep offsets: the page half a million rows in, which the service reads by paging the sort keys first and building
+ * the page's rows alone (RowsQuery.keysFirst in lib/proofs/rows.ts). Beside HTTP and the service's own statements,
+ * the keys-only statement (the inner one: the keys up to the offset, nothing built) is the floor the goal is set by.
+ */
+const DEEP: RequestType[] = [
+  { name: "ogc offset=500000", path: `${ITEMS}?offset=500000` },
+  { name: "v0 offset=500000", path: `${V0}?offset=500000` },
+];
+const DEEP_ITERATIONS = option("--deep-iterations", 20);
+
+/**
+ * The keys-only statement inside a keys-first page statement (`… where (chain_id, uid) in (select … offset $n)
+ * order by …`): its text and its parameters (all of the statement's are the inner statement's, numbered alike).
+ */
+function keysOnly(statements: Statement[]): Statement {
+  for (const s of statements) {
+    const config = s.config as { text?: string; values?: unknown[] };
+    const text = typeof s.config === "string" ? s.config : config.text;
+    const inner = text && / in \((select .+ offset \$\d+)\) order by /s.exec(text)?.[1];
+    if (!inner) continue;
+    const values = (s.params as unknown[] | undefined) ?? config.values ?? [];
+    const numbered = new Set(inner.match(/\$\d+/g));
+    if (numbered.size !== values.length) throw new Error("keys-only statement: parameters outside it");
+    return { config: { text: inner }, params: values };
+  }
+  throw new Error("no keys-first statement among the request's statements");
+}
 
 /** The common paths whose count must stay fast right after a write. */
 const AFTER_WRITE: RequestType[] = [
@@ -308,6 +347,45 @@ async function main() {
       const matched = last?.matched === undefined ? "omitted" : String(last.matched);
       say(
         `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad(f1(percentile(floorTimes, 0.5)), 6)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ITERATIONS).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
+      );
+    }
+
+    if (runs("latency")) {
+      say(
+        `\nDeep offsets (${DEEP_ITERATIONS} requests each): HTTP, the service's SQL and its keys-only statement, each request followed by both`,
+      );
+      say(
+        `${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("SQL p50", 8)} ${lpad("keys p50", 9)} ${lpad("ratio", 6)}  goal HTTP p50 <= 1.5xkeys+1`,
+      );
+    }
+    for (const r of runs("latency") ? DEEP : []) {
+      const recorded = await statementsOf(r.path).catch((error: Error) => error);
+      if (recorded instanceof Error) {
+        say(`${pad(r.name, 42)} FAILED: ${recorded.message.slice(0, 120)}`);
+        continue;
+      }
+      const keys = keysOnly(recorded.statements);
+      const http: number[] = [];
+      const sqlTimes: number[] = [];
+      const keysTimes: number[] = [];
+      let matched = "";
+      for (let i = -2; i < DEEP_ITERATIONS; i++) {
+        const res = await get(r.path);
+        let started = performance.now();
+        await replay(sqlClient, recorded.statements);
+        const sqlMs = performance.now() - started;
+        started = performance.now();
+        await replay(sqlClient, [keys]);
+        const keysMs = performance.now() - started;
+        if (i < 0) continue;
+        if (i === 0) matched = String(pageOf(r.path, res.body).matched);
+        http.push(res.ms);
+        sqlTimes.push(sqlMs);
+        keysTimes.push(keysMs);
+      }
+      const [h50, s50, k50] = [percentile(http, 0.5), percentile(sqlTimes, 0.5), percentile(keysTimes, 0.5)];
+      say(
+        `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(s50), 8)} ${lpad(f1(k50), 9)} ${lpad((h50 / k50).toFixed(2), 6)}  ${h50 <= 1.5 * k50 + 1 ? "met" : "MISSED"}`,
       );
     }
 

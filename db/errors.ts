@@ -1,7 +1,9 @@
 /**
  * What a database failure means for a caller: an outage (the database is unreachable, stalled, overloaded or
- * restarting — retry later: 503) or anything else (a bug: 500). One classification for every driver, used by
- * lib/http/respond.ts (the one place errors become responses) and by the logs.
+ * restarting — retry later: 503), a statement the database stopped at its time budget (it is up; the same request
+ * would take as long again: lib/http/respond.ts says what to do instead), or anything else (a bug: 500). One
+ * classification for every driver, used by lib/http/respond.ts (the one place errors become responses) and by the
+ * logs.
  */
 
 /** Our own client-side deadline fired (db/client.ts): the connection was discarded, the statement abandoned. */
@@ -13,8 +15,9 @@ export class DatabaseTimeoutError extends Error {
 /**
  * SQLSTATE classes and codes of a database that cannot serve now (PostgreSQL appendix A): 08 connection exception,
  * 53 insufficient resources (too many connections, out of memory or disk), 57P01-57P05 shutdown / cannot connect
- * now / idle-session timeout, 57014 statement cancelled (our statement_timeout), 55P03 lock not available,
- * 40001/40P01 serialization failure and deadlock (transient by definition).
+ * now / idle-session timeout, 57014 statement cancelled (by an administrator or a failover; one stopped at our
+ * statement_timeout is not an outage: isStatementTimeout), 55P03 lock not available, 40001/40P01 serialization
+ * failure and deadlock (transient by definition).
  */
 const OUTAGE_SQLSTATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[1-5]|57014|55P03|40001|40P01)$/;
 
@@ -62,8 +65,22 @@ export function databaseErrorOf(error: unknown): { code: string | undefined; mes
   return undefined;
 }
 
+/**
+ * True when the database stopped the statement at its statement_timeout (SQLSTATE 57014, with PostgreSQL's own
+ * message for that cause; a cancel for another reason says "due to user request"). The server answered, so it is
+ * up and the connection is healthy: the statement needed longer than the budget. Our own client-side deadline
+ * (DatabaseTimeoutError) is not this: it fires when no answer came at all (Neon without a role-level
+ * statement_timeout ends up there too), an outage.
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  return errorChain(error).some(
+    (e) => e.code === "57014" && /statement timeout/i.test(String(e.message ?? "")),
+  );
+}
+
 /** True when the failure is the database being unavailable (retry later), not a bug in the request or the code. */
 export function isDatabaseOutage(error: unknown): boolean {
+  if (isStatementTimeout(error)) return false;
   return errorChain(error).some((e) => {
     if (e instanceof DatabaseTimeoutError) return true;
     const code = typeof e.code === "string" ? e.code : undefined;

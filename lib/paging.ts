@@ -4,8 +4,8 @@ import { badParameter } from "./http/errors.js";
 import { linkWith } from "./http/links.js";
 import { decodeCursor, encodeCursor } from "./proofs/cursor.js";
 import type { ProofFilter } from "./proofs/filter.js";
-import { pageAndCount } from "./proofs/query.js";
-import type { Cursor, SortSpec } from "./proofs/sort.js";
+import { locatedFirst, pageAndCount } from "./proofs/query.js";
+import type { Cursor, Order, SortSpec } from "./proofs/sort.js";
 
 /** The paging parameters of the native list and the OGC items, as parsed (the cursor still a token). */
 export type PagingQuery = {
@@ -33,13 +33,15 @@ export async function proofPage(request: Request, path: string, filter: ProofFil
       "cursor and offset cannot be combined: the cursor already names where the page starts",
     );
   }
+  // The order the links' cursors are made in: located features first where the filter says so, then the sort.
+  const order: Order = { sort: q.sort, located: locatedFirst(filter) };
   let cursor: Cursor | undefined;
   if (q.cursor !== undefined) {
-    const decoded = decodeCursor(q.cursor, q.sort);
+    const decoded = decodeCursor(q.cursor, order);
     if ("problem" in decoded) throw badParameter("cursor", decoded.problem);
     cursor = decoded;
   }
-  const { rows, total, more } = await pageAndCount(await getDb(), filter, {
+  const { rows, parts, total, more } = await pageAndCount(await getDb(), filter, {
     limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(cursor ? { cursor } : {}),
@@ -56,12 +58,13 @@ export async function proofPage(request: Request, path: string, filter: ProofFil
       : more
         ? Math.max(0, cursor.position - rows.length)
         : 0;
-  const first = rows[0];
-  const last = rows.at(-1);
-  const link = (direction: Cursor["direction"], row: (typeof rows)[number], position: number) =>
-    linkWith(request, path, { limit: q.limit, cursor: encodeCursor(q.sort, direction, row, position) }, [
-      "offset",
-    ]);
+  const link = (direction: Cursor["direction"], at: number, position: number) =>
+    linkWith(
+      request,
+      path,
+      { limit: q.limit, cursor: encodeCursor(order, direction, rows[at]!, position, parts[at]) },
+      ["offset"],
+    );
   // Reading forward, rows after the page exist when `more` says so, and rows before it when it did not start the
   // list; a prev page came from the rows after it, and `more` tells whether rows lie before it.
   const hasNext = backward || more;
@@ -70,7 +73,7 @@ export async function proofPage(request: Request, path: string, filter: ProofFil
     rows,
     total,
     start,
-    next: hasNext && last ? link("next", last, start + rows.length) : null,
-    prev: hasPrev && first ? link("prev", first, start) : null,
+    next: hasNext && rows.length ? link("next", rows.length - 1, start + rows.length) : null,
+    prev: hasPrev && rows.length ? link("prev", 0, start) : null,
   };
 }

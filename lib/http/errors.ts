@@ -19,7 +19,8 @@ export type ErrorCode =
   | "NotAcceptable"
   | "TooManyRequests"
   | "InternalError"
-  | "ServiceUnavailable";
+  | "ServiceUnavailable"
+  | "QueryTimeout";
 
 export class ApiError extends Error {
   override name = "ApiError";

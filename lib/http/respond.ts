@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
-import { databaseErrorOf, isDatabaseOutage } from "../../db/errors.js";
-import { ConfigError } from "../config.js";
+import { databaseErrorOf, isDatabaseOutage, isStatementTimeout } from "../../db/errors.js";
+import { ConfigError, getConfig } from "../config.js";
 import { errorFields, log, logOnce } from "../log.js";
 import { ApiError, serviceUnavailable } from "./errors.js";
 import { requestUrl } from "./request-url.js";
@@ -113,14 +113,42 @@ export function misconfiguration(error: ConfigError): { message: string; setting
 }
 
 /**
- * Errors the client did not cause and may retry, as ApiErrors: a misconfiguration (503 naming the setting) and a
- * database outage — refused, stalled, timed out, restarting, overloaded — (503 with Retry-After; the database's own
- * code and message go to the log, never to the body). Anything else stays as it is.
+ * A statement the database stopped at the service's time budget (db/errors.ts, isStatementTimeout): 504, without
+ * Retry-After. The database is up — an outage is the 503 — and the same request would run as long again, so the
+ * message says what to ask instead. The commonest cause is a deep `offset`, which reads every row before the page.
+ */
+function queryTimeout(): ApiError {
+  let budget = "";
+  try {
+    budget = ` (${getConfig().database.statementTimeoutMs} ms)`;
+  } catch {
+    // The budget is only a detail of the message.
+  }
+  return new ApiError(
+    504,
+    "QueryTimeout",
+    `The query ran longer than this service allows a database statement${budget}, and the database stopped it. The database is available; the same request would take as long again. To page deep into a result, follow the \`next\` link (cursor paging) instead of a large \`offset\`; otherwise narrow the filter (bbox, datetime, chain, prover).`,
+  );
+}
+
+/**
+ * Errors the client did not cause, as ApiErrors: a misconfiguration (503 naming the setting), a database outage —
+ * refused, stalled, timed out, restarting, overloaded — (503 with Retry-After), and a statement stopped at its time
+ * budget on a database that is up (504, queryTimeout). The database's own code and message go to the log, never to
+ * the body. Anything else stays as it is.
  */
 function classify(error: unknown, request?: Request): unknown {
   if (error instanceof ConfigError) {
     const { message, settings } = misconfiguration(error);
     return serviceUnavailable(message, { settings });
+  }
+  if (!(error instanceof ApiError) && isStatementTimeout(error)) {
+    log("warn", "statement timeout", {
+      path: request ? requestUrl(request).pathname : undefined,
+      query: request ? requestUrl(request).search : undefined,
+      db: databaseErrorOf(error),
+    });
+    return queryTimeout();
   }
   if (!(error instanceof ApiError) && isDatabaseOutage(error)) {
     log("error", "database unavailable", {
@@ -138,8 +166,8 @@ function classify(error: unknown, request?: Request): unknown {
 /**
  * The one place an error becomes a response. The body has one shape everywhere:
  * `{ error, code, message, description, parameter? }` — `description` repeats `message` for OGC API clients,
- * which read OGC exceptions as `{ code, description }`. Outages and misconfiguration are 503s (classify above);
- * unknown errors are logged and answered with a generic 500.
+ * which read OGC exceptions as `{ code, description }`. Outages and misconfiguration are 503s, a statement stopped
+ * at its budget a 504 (classify above); unknown errors are logged and answered with a generic 500.
  */
 export function errorResponse(thrown: unknown, request?: Request): Response {
   const error = classify(thrown, request);

@@ -13,6 +13,7 @@ const TEXT: Record<number, string> = {
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable",
+  504: "Gateway Timeout",
 };
 
 export const statusText = (status: number): string => TEXT[status] ?? "Error";

@@ -132,6 +132,9 @@ const errors = {
   "429": exception("Too many requests (see Retry-After)"),
   "500": exception("Server error"),
   "503": exception("The database is unavailable (see Retry-After), or the service is misconfigured"),
+  "504": exception(
+    "A query ran longer than the service's statement budget and the database stopped it: follow the next link instead of a deep offset, or narrow the filter",
+  ),
 };
 
 const links = () => ({ type: "array", items: { $ref: "#/components/schemas/link" } });

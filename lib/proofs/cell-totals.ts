@@ -2,6 +2,7 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { proofCellCounts as cc, locationProofs as p, singleCell } from "../../db/schema.js";
 import {
+  type Bbox,
   coversWorld,
   overlaps,
   type ProofFilter,
@@ -9,6 +10,16 @@ import {
   spanningBoundsIntersect,
   testsOnly,
 } from "./filter.js";
+
+/**
+ * A box with fewer than 2 × 2 whole 1° cells inside it (one across the antimeridian measured unwrapped): it holds a
+ * few cells' proofs at most, so its own rows are quickly counted, and quickly read through the GiST index
+ * (lib/proofs/query.ts).
+ */
+export function fewCells(b: Bbox): boolean {
+  const east = b.minLon > b.maxLon ? b.maxLon + 360 : b.maxLon;
+  return Math.floor(east) - Math.ceil(b.minLon) < 2 || Math.floor(b.maxLat) - Math.ceil(b.minLat) < 2;
+}
 
 /**
  * The count of a bbox on chain and revoked, from proof_cell_counts (db/schema.ts): exact, without visiting the
@@ -34,7 +45,7 @@ export async function countFromCells(
   countRows: (f: ProofFilter) => Promise<number>,
 ): Promise<number | undefined> {
   const b = f.bbox;
-  if (!b || coversWorld(b) || b.minLon > b.maxLon || f.bboxMatchesMissing) return undefined;
+  if (!b || coversWorld(b) || b.minLon > b.maxLon || fewCells(b) || f.bboxMatchesMissing) return undefined;
   if (!testsOnly(f, ["chains", "bbox"])) return undefined;
   const [x0, x1, y0, y1] = [
     Math.ceil(b.minLon),
@@ -42,7 +53,6 @@ export async function countFromCells(
     Math.ceil(b.minLat),
     Math.floor(b.maxLat),
   ];
-  if (x1 - x0 < 2 || y1 - y0 < 2) return undefined;
 
   const parts: SQL[] = [
     sql`${cc.cellLon} between ${x0} and ${x1 - 1}`,

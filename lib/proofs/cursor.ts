@@ -1,13 +1,14 @@
 import { hash } from "node:crypto";
 import type { ProofRow } from "./rows.js";
-import { type Cursor, type SortKey, type SortSpec, sortKeys, sortSignature } from "./sort.js";
+import { type Cursor, type Order, orderSignature, type SortKey, sortKeys } from "./sort.js";
 import { inTimestampRange } from "./timestamps.js";
 
 /**
  * The `cursor` of next/prev links: the sort key of the row a page continues from, opaque to clients.
  *
- * Token: base64url(JSON [1, "n"|"p", sort signature, position, ...key values]) "." base64url(first 9 bytes of
- * SHA-256(domain, payload)). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
+ * Token: base64url(JSON [1, "n"|"p", order signature, position, ...key values]) "." base64url(first 9 bytes of
+ * SHA-256(domain, payload)). In an order that puts located features first, the key values start with the row's
+ * part (lib/proofs/query.ts, countParts). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
  * names a position in the public order, and its values reach SQL as typed bound parameters, each checked here), so
  * a signing secret would buy no protection, only a setting to manage and links that die when it rotates. What the
  * check does buy: a cursor that was cut, garbled or edited by hand is a 400 naming `cursor`, never a silently wrong
@@ -24,20 +25,22 @@ const checksum = (payload: string) =>
     .subarray(0, 9)
     .toString("base64url");
 
-/** The cursor that continues after (`next`) or before (`prev`) `row` in the order of `sort`. */
+/** The cursor that continues after (`next`) or before (`prev`) `row`, of part `part`, in `order`. */
 export function encodeCursor(
-  sort: SortSpec[] | undefined,
+  order: Order,
   direction: Cursor["direction"],
   row: ProofRow,
   position: number,
+  part = 0,
 ) {
   // The position is a hint (see Cursor), and one past MAX_SAFE_INTEGER (a page after a cursor that claimed the
   // largest) would make a link decodeCursor refuses: it is capped there.
+  const values = sortKeys(order.sort).map((k) => k.value(row));
   return cursorToken(
-    sortSignature(sort),
+    orderSignature(order),
     direction,
     Math.min(position, Number.MAX_SAFE_INTEGER),
-    sortKeys(sort).map((k) => k.value(row)),
+    order.located?.length ? [part, ...values] : values,
   );
 }
 
@@ -78,8 +81,8 @@ function validValue(k: SortKey, value: unknown): boolean {
   }
 }
 
-/** The cursor a token names for this sort, or the reason it names none (for a 400 naming `cursor`). */
-export function decodeCursor(token: string, sort: SortSpec[] | undefined): Cursor | { problem: string } {
+/** The cursor a token names for this order, or the reason it names none (for a 400 naming `cursor`). */
+export function decodeCursor(token: string, order: Order): Cursor | { problem: string } {
   const garbled = {
     problem:
       "cursor is not a cursor this service made (cut, garbled or edited): follow the next/prev links as given",
@@ -96,16 +99,26 @@ export function decodeCursor(token: string, sort: SortSpec[] | undefined): Curso
   }
   if (!Array.isArray(parsed) || parsed[0] !== VERSION || (parsed[1] !== "n" && parsed[1] !== "p"))
     return garbled;
-  const signature = sortSignature(sort);
+  const signature = orderSignature(order);
   if (parsed[2] !== signature) {
     return {
       problem: `cursor belongs to another sort order (${String(parsed[2])}); this request sorts by ${signature}: follow the links of this order, or start again without cursor`,
     };
   }
-  const keys = sortKeys(sort);
+  const keys = sortKeys(order.sort);
   const position: unknown = parsed[3];
-  const values = parsed.slice(4);
+  // A located-first order's values start with the row's part: one of 2^n (n: the located dimensions).
+  const parts = order.located?.length ? 2 ** order.located.length : 0;
+  const part: unknown = parts ? parsed[4] : 0;
+  const values = parsed.slice(parts ? 5 : 4);
   if (!Number.isSafeInteger(position) || (position as number) < 0) return garbled;
+  if (!Number.isSafeInteger(part) || (part as number) < 0 || (part as number) >= Math.max(parts, 1))
+    return garbled;
   if (values.length !== keys.length || !keys.every((k, i) => validValue(k, values[i]))) return garbled;
-  return { direction: parsed[1] === "n" ? "next" : "prev", position: position as number, values };
+  return {
+    direction: parsed[1] === "n" ? "next" : "prev",
+    position: position as number,
+    ...(parts ? { part: part as number } : {}),
+    values,
+  };
 }

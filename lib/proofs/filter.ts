@@ -71,6 +71,21 @@ export const testsOnly = (f: ProofFilter, allowed: readonly (keyof ProofFilter)[
 const BOUNDS = boundsBox(p);
 
 /**
+ * The same box translated by nothing, an expression no index is built on: a condition on it filters the rows another
+ * access path found (see IndexUse).
+ */
+const UNINDEXED_BOUNDS = sql`(${BOUNDS} - point(0, 0))`;
+
+/**
+ * Which of a filter's conditions a statement may use an index for (all, by default). A page reads a part of many
+ * matches by walking its order's index and filtering (the planner, trusting a flat estimate for the GiST condition,
+ * would rather fetch a continent's matches and sort them), and a part of few matches through the index of its
+ * smallest condition (else it ANDs a small box's GiST scan with an interval's whole range of the order index):
+ * lib/proofs/query.ts decides. Counts use every index.
+ */
+export type IndexUse = { bbox?: boolean; times?: boolean };
+
+/**
  * The stored bounds (as indexed: boundsBox, or `on` another indexed form of it) overlap the plain box given, edges
  * included.
  */
@@ -95,13 +110,13 @@ export const coversWorld = (b: Bbox): boolean =>
  * every crossing bound at its latitudes) and 360° west of it (where plain bounds east of -180 lie). Two index
  * conditions either way.
  */
-function boundsIntersect(b: Bbox): SQL {
+function boundsIntersect(b: Bbox, on: SQL = BOUNDS): SQL {
   if (b.minLon <= b.maxLon) {
     const crossing = sql`${p.minLon} > ${p.maxLon}`;
-    return sql`(${overlaps(b.minLon, b.minLat, b.maxLon, b.maxLat)} or (${crossing} and ${overlaps(b.minLon + 360, b.minLat, b.maxLon + 360, b.maxLat)}))`;
+    return sql`(${overlaps(b.minLon, b.minLat, b.maxLon, b.maxLat, on)} or (${crossing} and ${overlaps(b.minLon + 360, b.minLat, b.maxLon + 360, b.maxLat, on)}))`;
   }
   const east = b.maxLon + 360;
-  return sql`(${overlaps(b.minLon, b.minLat, east, b.maxLat)} or ${overlaps(b.minLon - 360, b.minLat, east - 360, b.maxLat)})`;
+  return sql`(${overlaps(b.minLon, b.minLat, east, b.maxLat, on)} or ${overlaps(b.minLon - 360, b.minLat, east - 360, b.maxLat, on)})`;
 }
 
 /**
@@ -130,9 +145,9 @@ function pointInside(b: Bbox): SQL {
  * (there for sortby) cannot serve — else the planner, trusting its flat estimate for the GiST condition, ANDs in a
  * btree range over a whole continent's longitudes (137,000 entries: 24 ms at 1M).
  */
-export function pointCoordinatesIn(b: Bbox): SQL {
-  const x = sql`coalesce(${p.longitude}, ${p.longitude})`;
-  const y = sql`coalesce(${p.latitude}, ${p.latitude})`;
+export function pointCoordinatesIn(b: Bbox, wrapped = true): SQL {
+  const x = wrapped ? sql`coalesce(${p.longitude}, ${p.longitude})` : sql`${p.longitude}`;
+  const y = wrapped ? sql`coalesce(${p.latitude}, ${p.latitude})` : sql`${p.latitude}`;
   const lon =
     b.minLon <= b.maxLon
       ? sql`${x} between ${b.minLon}::float8 and ${b.maxLon}::float8`
@@ -153,19 +168,23 @@ export const noGeometry = sql`${p.minLon} is null`;
  * always lie within [-180, 180] x [-90, 90], so `min_lon >= -180` says it, and a count uses the small min_lon
  * btree (an index-only scan) instead of visiting every row through the GiST index.
  */
-export function bboxCondition(b: Bbox, on: SpatialTarget = "bounds"): SQL {
+export function bboxCondition(b: Bbox, on: SpatialTarget = "bounds", indexed = true): SQL {
   if (coversWorld(b)) return sql`${p.minLon} >= -180`;
+  // Unindexed, the point lying in the box is the whole test (the bounds only found candidates), on the plain
+  // columns: their statistics tell the planner how many rows pass, so it walks the order's index for them.
+  if (!indexed) return on === "point" ? pointCoordinatesIn(b, false) : boundsIntersect(b, UNINDEXED_BOUNDS);
   return on === "point" ? pointInside(b) : boundsIntersect(b);
 }
 
-function timeCondition(t: TimeInterval): SQL {
-  const parts: SQL[] = [sql`${p.eventTimestamp} is not null`];
-  if (t.start) parts.push(sql`${p.eventTimestamp} >= ${sqlTimestamp(t.start)}`);
-  if (t.end) parts.push(sql`${p.eventTimestamp} <= ${sqlTimestamp(t.end)}`);
+function timeCondition(t: TimeInterval, indexed = true): SQL {
+  const at = indexed ? sql`${p.eventTimestamp}` : sql`coalesce(${p.eventTimestamp}, ${p.eventTimestamp})`;
+  const parts: SQL[] = [sql`${at} is not null`];
+  if (t.start) parts.push(sql`${at} >= ${sqlTimestamp(t.start)}`);
+  if (t.end) parts.push(sql`${at} <= ${sqlTimestamp(t.end)}`);
   return and(...parts)!;
 }
 
-export function whereClause(f: ProofFilter): SQL | undefined {
+export function whereClause(f: ProofFilter, indexed: IndexUse = {}): SQL | undefined {
   const parts: SQL[] = [];
   if (!f.includeRevoked) parts.push(eq(p.revoked, false));
   if (f.uid !== undefined) parts.push(eq(p.uid, f.uid));
@@ -178,14 +197,14 @@ export function whereClause(f: ProofFilter): SQL | undefined {
   if (f.hasEventTime !== undefined)
     parts.push(f.hasEventTime ? sql`${p.eventTimestamp} is not null` : sql`${p.eventTimestamp} is null`);
   if (f.bbox) {
+    const inBox = bboxCondition(f.bbox, f.bboxOn, indexed.bbox ?? true);
     // Under the OGC rule a world bbox matches every proof: no condition at all.
-    if (!f.bboxMatchesMissing) parts.push(bboxCondition(f.bbox, f.bboxOn));
-    else if (!coversWorld(f.bbox)) parts.push(sql`(${noGeometry} or ${bboxCondition(f.bbox, f.bboxOn)})`);
+    if (!f.bboxMatchesMissing) parts.push(inBox);
+    else if (!coversWorld(f.bbox)) parts.push(sql`(${noGeometry} or ${inBox})`);
   }
   for (const t of f.times ?? []) {
-    parts.push(
-      f.timesMatchMissing ? sql`(${p.eventTimestamp} is null or ${timeCondition(t)})` : timeCondition(t),
-    );
+    const inInterval = timeCondition(t, indexed.times ?? true);
+    parts.push(f.timesMatchMissing ? sql`(${p.eventTimestamp} is null or ${inInterval})` : inInterval);
   }
   for (const w of f.where ?? []) parts.push(sql`(${w})`);
   return parts.length ? and(...parts) : undefined;

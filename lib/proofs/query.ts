@@ -3,9 +3,18 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { type Db, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
 import { locationProofs as p } from "../../db/schema.js";
-import { coversWorld, type ProofFilter, whereClause } from "./filter.js";
+import { fewCells } from "./cell-totals.js";
+import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
 import { type ProofRow, type RowsQuery, SNAPSHOT_TEXT, selectProofJson, selectProofs } from "./rows.js";
-import { type Cursor, keysetSegments, orderBy, type Segment, type SortSpec, sortKeys } from "./sort.js";
+import {
+  type Cursor,
+  keysetSegments,
+  type Located,
+  orderBy,
+  type Segment,
+  type SortSpec,
+  sortKeys,
+} from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
 /**
@@ -22,8 +31,10 @@ export type Page = {
 };
 
 export type PageResult = {
-  /** in the sort's order, whichever direction the page was read */
+  /** in the page's order, whichever direction the page was read */
   rows: ProofRow[];
+  /** each row's part (countParts: located first), which a cursor made from the row names */
+  parts: number[];
   total: number;
   /**
    * Whether more matches lie beyond the page in the direction it was read: after it (first, offset and `next`
@@ -68,7 +79,7 @@ const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code ===
 const SNAPSHOT = sql`select ${SNAPSHOT_TEXT} as snapshot`;
 
 export function createCountCache(maxEntries = 500) {
-  const byDb = new WeakMap<Db, Map<string, { snapshot: string; n: number }>>();
+  const byDb = new WeakMap<Db, Map<string, { snapshot: string; parts: number[] }>>();
   const dialect = new PgDialect();
   let snapshotUnavailable = false;
 
@@ -96,15 +107,16 @@ export function createCountCache(maxEntries = 500) {
   };
 
   /**
-   * `read`: a snapshot the caller read in a statement of its own just before (a page's, RowsQuery.snapshot). Any
-   * snapshot read before the count's statements is a valid key, so this one spares a statement.
+   * The exact count of each of the filter's parts (countParts), in their order. `read`: a snapshot the caller read
+   * in a statement of its own just before (a page's, RowsQuery.snapshot). Any snapshot read before the count's
+   * statements is a valid key, so this one spares a statement.
    */
-  async function cachedCount(
+  async function partCounts(
     db: Db,
     filter: ProofFilter,
     where = whereClause(filter),
     read?: string,
-  ): Promise<number> {
+  ): Promise<number[]> {
     const snapshot = read ?? (await currentSnapshot(db));
     if (snapshot === undefined) return countMatches(db, filter, where);
     const key = keyOf(filter, where);
@@ -114,68 +126,98 @@ export function createCountCache(maxEntries = 500) {
       byDb.set(db, entries);
     }
     const hit = entries.get(key);
-    if (hit?.snapshot === snapshot) return hit.n;
-    const n = await countMatches(db, filter, where);
+    if (hit?.snapshot === snapshot) return hit.parts;
+    const parts = await countMatches(db, filter, where);
     entries.delete(key);
-    entries.set(key, { snapshot, n });
+    entries.set(key, { snapshot, parts });
     if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-    return n;
+    return parts;
   }
 
+  /** The exact number of matches (the parts' counts added up), remembered as partCounts are. */
+  const cachedCount = async (db: Db, filter: ProofFilter, where = whereClause(filter), read?: string) =>
+    sum(await partCounts(db, filter, where, read));
+
   /**
-   * The count last taken for the filter and the snapshot it holds under, without asking the database: a caller
+   * The counts last taken for the filter and the snapshot they hold under, without asking the database: a caller
    * that reads the snapshot in a statement of its own (a page, RowsQuery.snapshot) and finds it identical has the
-   * exact count without a statement for it. Only a server with pg_current_snapshot() has remembered counts.
+   * exact counts without a statement for them. Only a server with pg_current_snapshot() has remembered counts.
    */
   const remembered = (db: Db, filter: ProofFilter, where = whereClause(filter)) =>
     byDb.get(db)?.get(keyOf(filter, where));
 
-  return Object.assign(cachedCount, { remembered });
+  return Object.assign(cachedCount, { remembered, parts: partCounts });
 }
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 const exactCount = createCountCache();
 
 /**
- * The disjoint parts whose counts add up to a filter's count under the OGC rule (a bbox also matches the proofs
- * without geometry, a time interval the proofs without an event time), each one an index range: inside the box or
- * without geometry, in the interval or without a time. One count of the OR would visit every proof without
- * geometry (5% of a million) again after each write; the parts without geometry come from proof_counts where the
- * other conditions allow (chain, revoked), or from a small partial index (db/schema.ts).
+ * What the OGC items put first when a bbox or a datetime is given: the features that have a geometry (bbox), an
+ * event time (datetime), or both, in that order of importance. Under the standard's rule (Part 1,
+ * /req/core/fc-bbox-response C, /req/core/fc-time-response C) a bbox also matches every feature without geometry
+ * and a datetime every feature without an event time; read in the plain order, a map client paging a city's box
+ * got pages of features it cannot place before the city's own. `numberMatched` stays the standard's count.
+ * Empty for every other filter (the native API's rule never matches a proof without the value tested).
+ */
+export function locatedFirst(f: ProofFilter): Located {
+  const located: ("geometry" | "time")[] = [];
+  if (f.bboxMatchesMissing && f.bbox && f.hasCoordinates === undefined) located.push("geometry");
+  if (f.timesMatchMissing && f.times?.length && f.hasEventTime === undefined) located.push("time");
+  return located;
+}
+
+/**
+ * The disjoint parts of a filter, in the order a page reads them (locatedFirst): for a bbox, the features in the
+ * box, then those without geometry; for a datetime, those in the interval, then those without an event time; for
+ * both, geometry first: (in the box and the interval), (in the box, no time), (no geometry, in the interval),
+ * (neither). Each part is an index range (the box's GiST condition, the interval's range, a partial index on the
+ * proofs without geometry), and their counts add up to the filter's: one count of the OR would visit every proof
+ * without geometry (5% of a million) again after each write; the parts without geometry come from proof_counts
+ * where the other conditions allow (chain, revoked), or from a small partial index (db/schema.ts). A filter with
+ * nothing located first is its own one part.
  */
 export function countParts(f: ProofFilter): ProofFilter[] {
   let parts = [f];
-  if (f.bboxMatchesMissing && f.bbox && !coversWorld(f.bbox) && f.hasCoordinates === undefined) {
-    parts = parts.flatMap((q) => [
-      { ...q, bboxMatchesMissing: false },
-      { ...q, bbox: undefined, bboxMatchesMissing: false, hasCoordinates: false },
-    ]);
-  }
-  if (f.timesMatchMissing && f.times?.length && f.hasEventTime === undefined) {
-    parts = parts.flatMap((q) => [
-      { ...q, timesMatchMissing: false },
-      { ...q, times: undefined, timesMatchMissing: false, hasEventTime: false },
-    ]);
+  for (const dimension of locatedFirst(f)) {
+    parts = parts.flatMap((q): ProofFilter[] =>
+      dimension === "geometry"
+        ? [
+            { ...q, bboxMatchesMissing: false },
+            { ...q, bbox: undefined, bboxMatchesMissing: false, hasCoordinates: false },
+          ]
+        : [
+            { ...q, timesMatchMissing: false },
+            { ...q, times: undefined, timesMatchMissing: false, hasEventTime: false },
+          ],
+    );
   }
   return parts;
 }
 
 /**
- * The exact number of matches, not remembered: the parts' counts added up (countParts), each from the totals the
- * database keeps (lib/proofs/totals.ts) where they answer it, else from the rows.
+ * The exact number of matches of each part (countParts), not remembered: each from the totals the database keeps
+ * (lib/proofs/totals.ts) where they answer it, else from the rows.
  */
-async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined): Promise<number> {
+async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined): Promise<number[]> {
   const parts = countParts(filter);
   const rows = (f: ProofFilter) => countProofs(db, f, f === filter ? where : whereClause(f));
-  let total = 0;
-  for (const part of parts) total += (await countFromTotals(db, part, rows)) ?? (await rows(part));
-  return total;
+  const counts: number[] = [];
+  for (const part of parts) counts.push((await countFromTotals(db, part, rows)) ?? (await rows(part)));
+  return counts;
 }
 
 /**
- * A page and the exact number of matches, for the native list and the OGC items. The count decides the page's
- * plan: nothing to fetch when there is no match; filter-then-sort when the matches are few; the order index when
- * they are many, where it meets `limit` matches within a few index pages. One row more than the page is read, to
- * know whether another page follows.
+ * A page and the exact number of matches, for the native list and the OGC items. The page's order is its parts'
+ * (countParts: located first), each in the sort's order. The counts decide the plan: nothing to fetch when there
+ * is no match; filter-then-sort within a part whose matches are few; the order index within one whose matches are
+ * many, where it meets `limit` matches within a few index pages. One row more than the page is read, to know
+ * whether another page follows.
+ *
+ * A keyset page (first, next, prev) reads each part as index ranges from its cursor (keysetSegments) until the
+ * page is full. An offset page finds its part from the parts' counts and reads the sort keys alone up to the offset
+ * (RowsQuery.keysFirst): the rows it skips are never built.
  *
  * A count remembered from an earlier request (createCountCache) plans the page, and the page's own statement reads
  * the snapshot that proves it still exact: one statement for the request instead of two. When the snapshot moved
@@ -185,77 +227,133 @@ async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined)
 export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Promise<PageResult> {
   const where = whereClause(filter);
   const remembered = exactCount.remembered(db, filter, where);
+  const rememberedTotal = remembered ? sum(remembered.parts) : 0;
   // An empty result, or an offset past the end, is answered by the count alone: it is checked first.
   const checkedByPage =
     remembered !== undefined &&
-    remembered.n > 0 &&
-    !(!page.cursor && page.offset && page.offset >= remembered.n);
-  let total = checkedByPage ? remembered.n : await exactCount(db, filter, where);
-  if (total === 0) return { rows: [], total, more: false };
-  const selective = total <= SMALL_RESULT && where !== undefined;
+    rememberedTotal > 0 &&
+    !(!page.cursor && page.offset && page.offset >= rememberedTotal);
+  let counts = checkedByPage ? remembered.parts : await exactCount.parts(db, filter, where);
+  let total = sum(counts);
+  const none = { rows: [], parts: [], total, more: false };
+  if (total === 0) return none;
+  if (!page.cursor && page.offset && page.offset >= total) return none;
+  const parts = countParts(filter);
+  // (Parts of a located-first order always hold a condition: the box, the interval, or their absence.)
+  const selective = (part: number) =>
+    counts[part]! <= SMALL_RESULT && (parts.length > 1 || where !== undefined);
+  const wheres = parts.map((part, i) => {
+    const use = indexUse(part, selective(i));
+    return parts.length === 1 && use.bbox !== false && use.times !== false ? where : whereClause(part, use);
+  });
   const wanted = page.limit + 1;
   const json = page.json;
   const keys = json ? sortKeys(page.sort).map((k) => k.column) : [];
   // The snapshot comes with the first statement that returns a row (an empty one carries none).
   let snapshot: string | undefined;
-  const read = async (q: RowsQuery): Promise<ProofRow[]> => {
+  const rows: ProofRow[] = [];
+  const rowParts: number[] = [];
+  const read = async (part: number, q: RowsQuery) => {
     const withSnapshot = { ...q, snapshot: checkedByPage && snapshot === undefined };
     const result = await (json
       ? selectProofJson(db, withSnapshot, json, keys)
       : selectProofs(db, withSnapshot));
     snapshot ??= result.snapshot;
-    return result.rows;
-  };
-  const recountUnlessChecked = async () => {
-    // Keyed by the page's snapshot: it was read before the recount's statements.
-    if (checkedByPage && snapshot !== remembered.snapshot)
-      total = await exactCount(db, filter, where, snapshot);
+    for (const row of result.rows) {
+      rows.push(row);
+      rowParts.push(part);
+    }
   };
   if (!page.cursor && page.offset) {
-    if (page.offset >= total) return { rows: [], total, more: false };
-    const rows = await read({
-      where,
-      orderBy: orderBy(page.sort, { avoidIndex: selective }),
-      limit: wanted,
-      offset: page.offset,
-    });
-    await recountUnlessChecked();
-    return { rows: rows.slice(0, page.limit), total, more: rows.length > page.limit };
-  }
-  const rows: ProofRow[] = [];
-  for (const segment of keysetSegments(page.sort, page.cursor, { avoidIndex: selective })) {
-    if (rows.length >= wanted) break;
-    rows.push(
-      ...(await read({
-        where: and(segmentWhere(filter, where, segment), segment.where),
-        orderBy: segment.orderBy,
+    // The part the offset falls in, and the offset within it; the page continues into the parts after it.
+    let skip = page.offset;
+    let part = 0;
+    while (skip >= counts[part]!) skip -= counts[part++]!;
+    for (; part < parts.length && rows.length < wanted; part++, skip = 0) {
+      const avoidIndex = selective(part);
+      await read(part, {
+        where: wheres[part],
+        orderBy: orderBy(page.sort, { avoidIndex }),
         limit: wanted - rows.length,
-      })),
-    );
+        ...(skip ? { offset: skip, keysFirst: true } : {}),
+      });
+    }
+  } else {
+    const cursor = page.cursor;
+    const backward = cursor?.direction === "prev";
+    const from = cursor?.part ?? (backward ? parts.length - 1 : 0);
+    for (
+      let part = from;
+      part >= 0 && part < parts.length && rows.length < wanted;
+      part += backward ? -1 : 1
+    ) {
+      const segments = keysetSegments(page.sort, part === from ? cursor : undefined, {
+        avoidIndex: selective(part),
+        backward,
+      }).filter((segment) => holdsFirstKey(parts[part]!, segment));
+      for (const segment of segments) {
+        if (rows.length >= wanted) break;
+        await read(part, {
+          where: and(wheres[part], segment.where),
+          orderBy: segment.orderBy,
+          limit: wanted - rows.length,
+        });
+      }
+    }
   }
-  await recountUnlessChecked();
+  // Keyed by the page's snapshot: it was read before the recount's statements.
+  if (checkedByPage && snapshot !== remembered.snapshot) {
+    counts = await exactCount.parts(db, filter, where, snapshot);
+    total = sum(counts);
+  }
   const more = rows.length > page.limit;
   const kept = rows.slice(0, page.limit);
+  const keptParts = rowParts.slice(0, page.limit);
   // A prev page was read backwards from its cursor.
-  if (page.cursor?.direction === "prev") kept.reverse();
-  return { rows: kept, total, more };
+  if (page.cursor?.direction === "prev") {
+    kept.reverse();
+    keptParts.reverse();
+  }
+  return { rows: kept, parts: keptParts, total, more };
 }
 
 /**
- * The filter's condition within one part of a keyset page. Under the OGC rule a time interval is `(event_timestamp
- * is null or in the interval)`: an OR the planner cannot turn into an index range, so the newest-first walk would
- * read every newer proof before the interval (350 ms for a month two months back, among a million). Within the
- * non-null part of the event_timestamp order the condition is the interval alone (an index range), within its null
- * part only "no event time".
+ * Which conditions of a part a page's statement reads through an index (IndexUse). A part of many matches: not its
+ * box (walking the order's index meets its matches within a few pages; through the GiST index the planner, trusting
+ * a flat estimate, would fetch and sort a continent's). A part of few matches with a small box (fewCells): the box's
+ * GiST index, the interval only a filter (else the planner ANDs the box's few entries with the interval's whole range
+ * of the order index). A part of few matches with a large box and an interval, a prover or a subject: their index,
+ * the box only a filter (its GiST scan would read the whole region). Otherwise the planner chooses.
  */
-function segmentWhere(filter: ProofFilter, where: SQL | undefined, segment: Segment): SQL | undefined {
-  if (!filter.timesMatchMissing || !filter.times?.length || segment.part?.field !== "event_timestamp")
-    return where;
-  return whereClause(
-    segment.part.nulls
-      ? { ...filter, times: undefined, timesMatchMissing: false, hasEventTime: false }
-      : { ...filter, timesMatchMissing: false },
-  );
+function indexUse(part: ProofFilter, selective: boolean): IndexUse {
+  const b = part.bbox;
+  if (!b || coversWorld(b) || part.bboxMatchesMissing) return {};
+  if (!selective) return { bbox: false };
+  if (fewCells(b)) return { times: false };
+  return part.times?.length || part.prover !== undefined || part.subject !== undefined ? { bbox: false } : {};
+}
+
+/**
+ * Whether a part can hold rows in a keyset segment: a part that tests the first sort key's value (in the interval,
+ * in the box) holds no row without it, and a part of the proofs without it none with it. Such a segment is not
+ * read at all (a statement saved per page).
+ */
+function holdsFirstKey(part: ProofFilter, segment: Segment): boolean {
+  const field = segment.part?.field;
+  const tested =
+    field === "event_timestamp"
+      ? {
+          has: Boolean(part.times?.length && !part.timesMatchMissing) || part.hasEventTime === true,
+          lacks: part.hasEventTime === false,
+        }
+      : field === "longitude" || field === "latitude"
+        ? {
+            has: Boolean(part.bbox && !part.bboxMatchesMissing) || part.hasCoordinates === true,
+            lacks: part.hasCoordinates === false,
+          }
+        : undefined;
+  if (!tested) return true;
+  return segment.part!.nulls ? !tested.has : !tested.lacks;
 }
 
 /**

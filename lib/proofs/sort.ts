@@ -38,9 +38,25 @@ export function sortKeys(sort: SortSpec[] = DEFAULT_SORT): SortKey[] {
   return keys;
 }
 
-/** The sort as sortby writes it (`-event_timestamp`, `chain,-block_number`): a cursor names the order it was made in. */
+/** The sort as sortby writes it (`-event_timestamp`, `chain,-block_number`). */
 export const sortSignature = (sort: SortSpec[] = DEFAULT_SORT): string =>
   sort.map((s) => `${s.descending ? "-" : ""}${s.field}`).join(",");
+
+/**
+ * What a page puts before the sort: the features that have a geometry, an event time, or both (the OGC items with
+ * a bbox or a datetime: lib/proofs/query.ts, locatedFirst). Empty: the sort alone.
+ */
+export type Located = readonly ("geometry" | "time")[];
+
+/** A page's whole order: what comes first (located), then the sort. */
+export type Order = { sort?: SortSpec[] | undefined; located?: Located };
+
+/**
+ * The order as a cursor names it (`-event_timestamp`; `located(geometry),-event_timestamp`): a cursor is refused
+ * by a request of another order.
+ */
+export const orderSignature = (order: Order): string =>
+  `${order.located?.length ? `located(${order.located.join(",")}),` : ""}${sortSignature(order.sort)}`;
 
 /** A key's value as a bound parameter of its column's type (cursor values arrive as JSON). */
 function param(k: SortKey, value: unknown): SQL {
@@ -97,7 +113,14 @@ function remembered<T>(key: string, make: () => T): T {
  * link was made (the first row after it for `next`, the row itself for `prev`). The position is only a hint for
  * telling a reader "51–100 of 120": rows written since may have moved it; the key alone decides the page.
  */
-export type Cursor = { direction: "next" | "prev"; position: number; values: unknown[] };
+export type Cursor = {
+  direction: "next" | "prev";
+  position: number;
+  /** the row's part, in an order that puts located features first (lib/proofs/query.ts, countParts) */
+  part?: number;
+  /** the row's sort key values */
+  values: unknown[];
+};
 
 /** One index range of a keyset page: its condition and its ORDER BY (in the direction the page is read). */
 export type Segment = {
@@ -171,15 +194,16 @@ function segmentOrders(sort: SortSpec[], backward: boolean, avoidIndex: boolean)
  * The first key, when nullable, is read in two parts, the non-null values through its index (seek to the cursor)
  * and the nulls (last in either direction) on their own; a `prev` page reads the same ranges in reverse order
  * (nulls first, every key flipped) and is turned round by the caller. Without a cursor the segments give the first
- * page. `avoidIndex` keeps the filter-first plan for selective filters (see pageAndCount).
+ * page, or with `backward` the last one read backwards (a prev page that continues into an earlier part).
+ * `avoidIndex` keeps the filter-first plan for selective filters (see pageAndCount).
  */
 export function keysetSegments(
   sort: SortSpec[] = DEFAULT_SORT,
   cursor: Cursor | undefined,
-  options: { avoidIndex?: boolean } = {},
+  options: { avoidIndex?: boolean; backward?: boolean } = {},
 ): Segment[] {
   const keys = sortKeys(sort);
-  const backward = cursor?.direction === "prev";
+  const backward = options.backward ?? cursor?.direction === "prev";
   const [first] = keys as [SortKey, ...SortKey[]];
   const { nonNullOrder, restOrder, isNull, isNotNull } = segmentOrders(sort, backward, !!options.avoidIndex);
   const position = cursor ? beyond(keys, cursor.values, backward) : undefined;

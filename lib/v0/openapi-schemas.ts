@@ -47,6 +47,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   TooManyRequests: true,
   InternalError: true,
   ServiceUnavailable: true,
+  QueryTimeout: true,
 };
 
 const counts = {

@@ -84,6 +84,15 @@ const ERRORS = {
     },
     { "Retry-After": header("Retry-After") },
   ),
+  "504": error(
+    "A database statement ran longer than the service's budget (DATABASE_STATEMENT_TIMEOUT_MS) and the database stopped it; the database is up. Retrying the same request takes as long: follow the `next` link instead of a deep `offset`, or narrow the filter",
+    {
+      error: "Gateway Timeout",
+      code: "QueryTimeout",
+      message:
+        "The query ran longer than this service allows a database statement (4000 ms), and the database stopped it. The database is available; the same request would take as long again. To page deep into a result, follow the `next` link (cursor paging) instead of a large `offset`; otherwise narrow the filter (bbox, datetime, chain, prover).",
+    },
+  ),
 };
 
 const NOT_MODIFIED = {

@@ -1,10 +1,18 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { describe, expect, it } from "vitest";
-import { DatabaseTimeoutError, databaseErrorOf, isDatabaseOutage } from "../../db/errors.js";
+import {
+  DatabaseTimeoutError,
+  databaseErrorOf,
+  isDatabaseOutage,
+  isStatementTimeout,
+} from "../../db/errors.js";
 import { errorResponse } from "../../lib/http/respond.js";
 import { errorFields } from "../../lib/log.js";
 
-/** The one classification of database failures: an outage is a 503 with Retry-After, anything else stays a 500. */
+/**
+ * The one classification of database failures: an outage is a 503 with Retry-After, a statement the database
+ * stopped at its budget a 504 (the database is up), anything else stays a 500.
+ */
 const pgError = (code: string, message: string) =>
   Object.assign(new Error(message), { code, severity: "ERROR" });
 const wrapped = (cause: unknown) =>
@@ -12,7 +20,10 @@ const wrapped = (cause: unknown) =>
 
 describe("database errors", () => {
   it.each([
-    ["statement timeout (57014)", pgError("57014", "canceling statement due to statement timeout")],
+    [
+      "statement cancelled by an administrator (57014)",
+      pgError("57014", "canceling statement due to user request"),
+    ],
     ["connection failure (08006)", pgError("08006", "connection failure")],
     ["too many connections (53300)", pgError("53300", "sorry, too many clients already")],
     ["server shutting down (57P01)", pgError("57P01", "terminating connection due to administrator command")],
@@ -26,6 +37,18 @@ describe("database errors", () => {
     const res = errorResponse(wrapped(error));
     expect(res.status).toBe(503);
     expect(res.headers.get("retry-after")).toBe("5");
+  });
+
+  it("a statement stopped at statement_timeout (57014) is not an outage: 504 QueryTimeout, no Retry-After", async () => {
+    const error = wrapped(pgError("57014", "canceling statement due to statement timeout"));
+    expect(isStatementTimeout(error)).toBe(true);
+    expect(isDatabaseOutage(error)).toBe(false);
+    const res = errorResponse(error);
+    expect(res.status).toBe(504);
+    expect(res.headers.get("retry-after")).toBeNull();
+    const body = await res.json();
+    expect(body.code).toBe("QueryTimeout");
+    expect(body.message).not.toMatch(/canceling|select/);
   });
 
   it.each([

@@ -46,3 +46,40 @@ describe("bbox filter uses the GiST index", () => {
     expect(text).not.toMatch(/Seq Scan/);
   });
 });
+
+describe("an offset page pages the keys first", () => {
+  it("builds the JSON of the page's own rows only, never of the rows it skips", async () => {
+    // The page's statement as the service issues it, captured on its way to the database and run again under
+    // EXPLAIN ANALYZE: every node of the plan that runs per row (the JSON's subqueries) runs for the page's rows
+    // (limit + 1), while the key scan below them reads past the offset.
+    const { pageAndCount } = await import("../../lib/proofs/query.js");
+    const { RECORD_JSON } = await import("../../lib/proofs/json-sql.js");
+    const statements: Parameters<typeof app.db.execute>[0][] = [];
+    const db = new Proxy(app.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== "execute" || typeof value !== "function") return value;
+        return (query: Parameters<typeof app.db.execute>[0]) => {
+          statements.push(query);
+          return value.call(target, query);
+        };
+      },
+    });
+    const offset = 12_000;
+    const { rows } = await pageAndCount(db, {}, { limit: 10, offset, json: RECORD_JSON });
+    expect(rows).toHaveLength(10);
+    const { PgDialect } = await import("drizzle-orm/pg-core");
+    const dialect = new PgDialect();
+    const page = statements.find((q) => / offset /i.test(dialect.sqlToQuery(q as never).sql));
+    expect(page).toBeDefined();
+    const text = (await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain analyze ${page}`)).map(
+      (r) => r["QUERY PLAN"],
+    );
+    const loops = text.flatMap((line) => [...line.matchAll(/loops=(\d+)/g)].map((m) => Number(m[1])));
+    expect(Math.max(...loops), text.join("\n")).toBeLessThanOrEqual(11);
+    const scanned = text.flatMap((line) =>
+      [...line.matchAll(/rows=(\d+)(?:\.\d+)? loops/g)].map((m) => Number(m[1])),
+    );
+    expect(Math.max(...scanned), text.join("\n")).toBeGreaterThanOrEqual(offset);
+  });
+});
