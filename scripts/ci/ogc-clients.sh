@@ -10,7 +10,10 @@
 #   3. a -spat read returns exactly the features with a geometry the API puts inside that bbox (GDAL drops the
 #      features without geometry that the API adds by OGC Part 1's rule);
 #   4. a -where "chain = 'base'" read returns exactly the base proofs, and the server's log shows that GDAL sent the
-#      filter as a query parameter (it does so only when the OpenAPI document declares `chain` on the items path).
+#      filter as a query parameter (it does so only when the OpenAPI document declares `chain` on the items path);
+#   5. a -spat read of a city's box gets the city's features on its first page: the page GDAL asked for first (read
+#      back from the server's log and requested again) holds only features with a geometry in the box (located
+#      first), and the features GDAL wrote from it are that page's first ones, in its order.
 # Exits non-zero on any failure. Takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -145,4 +148,42 @@ diff -q "$WORK/api-where" "$WORK/gdal-where" >/dev/null || fail "-where read dif
 grep -q '"msg":"ogc items".*"query":"?[^"]*chain=base' "$LOG" \
   || fail "the server log shows no items request carrying chain=base: GDAL filtered locally"
 ok "-where \"chain = 'base'\" returned $(wc -l <"$WORK/api-where") proofs, filtered by the server (chain=base in its request log)"
+# 5. A city's box (Berlin): the features with a geometry come first, so GDAL's first page is the city's own.
+CITY=(13.3 52.45 13.5 52.57)
+FROM_LINE=$(($(wc -l <"$LOG") + 1))
+ogr2ogr -f GeoJSON "$WORK/city.geojson" "OAPIF:$OGC" location-proofs -spat "${CITY[@]}" -limit 5 \
+  2>"$WORK/city.err" || fail "-spat read of the city box: $(cat "$WORK/city.err")"
+FIRST_PAGE=$(tail -n +"$FROM_LINE" "$LOG" | grep '"msg":"ogc items"' | grep -o '"query":"[^"]*bbox=[^"]*"' | head -n1 \
+  | sed 's/^"query":"//; s/"$//')
+[ -n "$FIRST_PAGE" ] || fail "no items request with bbox in the server log for the city read"
+WROTE=$(node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(d.features.map((f) => f.properties.id ?? f.properties.uid ?? f.id).join("\n"))' "$WORK/city.geojson")
+node -e '
+  const [url, box, wroteText] = [process.argv[1], process.argv[2].split(",").map(Number), process.argv[3]];
+  const [w, s, e, n] = box;
+  const fail = (m) => { console.error(m); process.exit(1); };
+  (async () => {
+    const page = await (await fetch(url)).json();
+    // The located features in the box: CQL2 keeps only features whose geometry intersects it.
+    const count = new URL(url);
+    count.searchParams.delete("bbox");
+    count.searchParams.set("limit", "1");
+    count.searchParams.set("filter", `S_INTERSECTS(geometry, BBOX(${box}))`);
+    const located = (await (await fetch(count)).json()).numberMatched;
+    const limit = Number(new URL(url).searchParams.get("limit") ?? 10);
+    if (located < 1) fail("no features in the city box (seed data changed?)");
+    if (page.features.length !== Math.min(limit, located))
+      fail(`the first page holds ${page.features.length} features, the box ${located} located ones (limit ${limit})`);
+    for (const f of page.features) {
+      if (!f.geometry) fail(`the first page holds ${f.id}, which has no geometry`);
+      const [x, y] = f.geometry.coordinates;
+      if (x < w || x > e || y < s || y > n) fail(`the first page holds ${f.id} at ${x},${y}, outside the box`);
+    }
+    const wrote = wroteText.split("\n").filter(Boolean);
+    const first = page.features.slice(0, wrote.length).map((f) => f.id);
+    if (wrote.length === 0 || wrote.join() !== first.join()) fail(`GDAL wrote ${wrote} from a first page of ${first}`);
+    console.log(`${page.features.length} ${located}`);
+  })().catch((error) => fail(String(error)));' "$ITEMS$FIRST_PAGE" "$(IFS=,; echo "${CITY[*]}")" "$WROTE" \
+  >"$WORK/city.check" 2>&1 || fail "city box: $(cat "$WORK/city.check")"
+read -r CITY_PAGE CITY_LOCATED <"$WORK/city.check"
+ok "-spat ${CITY[*]} (Berlin): GDAL's first page ($FIRST_PAGE) holds $CITY_PAGE of the box's $CITY_LOCATED located features and nothing else; GDAL wrote its first $(wc -l <<<"$WROTE")"
 echo "ogc-clients: $passed passed, 0 failed"
