@@ -3,8 +3,8 @@ import type { NewLocationProofRow } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import { cursorToken } from "../../lib/proofs/cursor.js";
-import { proofProperty } from "../../lib/proofs/properties.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
+import { compareBySort } from "../helpers/sort-oracle.js";
 
 // Located first (lib/proofs/query.ts, locatedFirst and countParts): on the OGC items, a bbox or a datetime matches
 // the features without geometry or event time too (the standard's rule), and the page order puts the features that
@@ -57,33 +57,12 @@ function matches(r: NewLocationProofRow, q: Query, collection: string): boolean 
 
 /** The documented order, computed here: located first (geometry, then time), then the sort, uid, chain id. */
 function oracle(q: Query, collection: string): string[] {
-  const sort = (q.sortby ?? "-event_timestamp").split(",").map((s) => ({
-    field: s.replace(/^[-+]/, ""),
-    descending: s.startsWith("-"),
-  }));
-  if (!sort.some((k) => k.field === "uid")) sort.push({ field: "uid", descending: false });
+  const bySort = compareBySort(q.sortby ?? "-event_timestamp");
   const part = (r: NewLocationProofRow) =>
     (q.bbox && !hasGeometry(r) ? 2 : 0) + (q.datetime && !hasTime(r) ? 1 : 0);
-  const value = (r: NewLocationProofRow, field: string) => {
-    const v = proofProperty(field)!.value(r as never);
-    return proofProperty(field)!.type === "timestamp" && typeof v === "string" ? Date.parse(v) : v;
-  };
   return rows
     .filter((r) => matches(r, q, collection))
-    .sort((a, b) => {
-      if (part(a) !== part(b)) return part(a) - part(b);
-      for (const k of sort) {
-        const [x, y] = [value(a, k.field), value(b, k.field)] as [
-          number | string | null,
-          number | string | null,
-        ];
-        if (x === y) continue;
-        if (x === null) return 1;
-        if (y === null) return -1;
-        return (x < y ? -1 : 1) * (k.descending ? -1 : 1);
-      }
-      return a.chainId - b.chainId;
-    })
+    .sort((a, b) => part(a) - part(b) || bySort(a, b))
     .map((r) => r.uid);
 }
 

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { cursorToken } from "../../lib/proofs/cursor.js";
-import { proofProperty, SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
+import { SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
+import { compareBySort } from "../helpers/sort-oracle.js";
 
 // Keyset paging (lib/paging.ts, lib/proofs/sort.ts, lib/proofs/cursor.ts): next/prev links carry a checked cursor;
 // walking them visits every match exactly once, in the documented total order, for every sort order, also while
@@ -29,36 +30,9 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-type Spec = { field: string; descending: boolean };
-const parse = (sortby: string): Spec[] =>
-  sortby.split(",").map((s) => ({ field: s.replace(/^[-+]/, ""), descending: s.startsWith("-") }));
-
-/** The documented order, computed here: the keys, then uid and chain id ascending; nulls last either way. */
-function oracle(list: NewLocationProofRow[], sort: Spec[]): string[] {
-  const keys = [...sort];
-  if (!keys.some((k) => k.field === "uid")) keys.push({ field: "uid", descending: false });
-  const value = (r: NewLocationProofRow, field: string) => {
-    const q = proofProperty(field)!;
-    const v = q.value(r as never);
-    return q.type === "timestamp" && typeof v === "string" ? Date.parse(v) : v;
-  };
-  return [...list]
-    .sort((a, b) => {
-      for (const k of keys) {
-        const [x, y] = [value(a, k.field), value(b, k.field)] as [
-          number | string | null,
-          number | string | null,
-        ];
-        if (x === y) continue;
-        if (x === null) return 1;
-        if (y === null) return -1;
-        const c = x < y ? -1 : 1;
-        return k.descending ? -c : c;
-      }
-      return a.chainId - b.chainId;
-    })
-    .map((r) => r.uid);
-}
+/** The documented order (tests/helpers/sort-oracle.ts) of `list`'s uids. */
+const oracle = (list: NewLocationProofRow[], sortby: string): string[] =>
+  [...list].sort(compareBySort(sortby)).map((r) => r.uid);
 
 const local = (href: string) => href.replace(TEST_BASE, "");
 const ogcLinks = (body: { links: { rel: string; href: string }[] }) => ({
@@ -115,18 +89,18 @@ const SORTS = [
 describe("keyset paging: every sort order", () => {
   it("the default order, native and OGC: next links visit every match once in order, prev links walk back", async () => {
     const active = rows.filter((r) => !r.revoked);
-    const expected = oracle(active, [{ field: "event_timestamp", descending: true }]);
+    const expected = oracle(active, "-event_timestamp");
     const native = await walkBothWays(`${V0}?limit=9`);
     expect(native.forward).toEqual(expected);
     expect(native.backward).toEqual(expected);
     const ogc = await walkBothWays(`${ITEMS}?limit=11`);
-    expect(ogc.forward).toEqual(oracle(rows, [{ field: "event_timestamp", descending: true }]));
+    expect(ogc.forward).toEqual(oracle(rows, "-event_timestamp"));
     expect(ogc.backward).toEqual(ogc.forward);
   });
 
   for (const sortby of SORTS) {
     it(`sortby=${sortby}`, async () => {
-      const expected = oracle(rows, parse(sortby));
+      const expected = oracle(rows, sortby);
       const { forward, backward, pages } = await walkBothWays(`${ITEMS}?sortby=${sortby}&limit=17`);
       expect(forward).toEqual(expected);
       expect(backward).toEqual(expected);
@@ -139,7 +113,7 @@ describe("keyset paging: every sort order", () => {
   }
 
   it("offset still pages (slower), and its links continue with cursors", async () => {
-    const expected = oracle(rows, [{ field: "event_timestamp", descending: true }]);
+    const expected = oracle(rows, "-event_timestamp");
     const res = await app.get(`${ITEMS}?limit=10&offset=30`);
     expect(res.body.features.map((f: { id: string }) => f.id)).toEqual(expected.slice(30, 40));
     const { next, prev } = ogcLinks(res.body);
@@ -344,7 +318,7 @@ describe("keyset paging: a stable walk while the sync writes", () => {
     // whole walk is the total order restricted to what was returned.
     const order = oracle(
       after.filter((r) => seenSet.has(r.uid)),
-      [{ field: "event_timestamp", descending: true }],
+      "-event_timestamp",
     );
     expect(seen).toEqual(order);
     expect(inserted.some((r) => seenSet.has(r.uid))).toBe(true);
@@ -366,7 +340,7 @@ describe("keyset paging: a stable walk while the sync writes", () => {
     expect(seen).toEqual(
       oracle(
         after.filter((r) => seenSet.has(r.uid)),
-        [{ field: "attestation_time", descending: true }],
+        "-attestation_time",
       ),
     );
     expect(inserted.some((r) => seenSet.has(r.uid))).toBe(true);
