@@ -5,7 +5,7 @@ import { decodeLocation } from "../../lib/location/decode.js";
 import { OGC_MAX_LIMIT } from "../../lib/ogc/vocabulary.js";
 import { cursorToken } from "../../lib/proofs/cursor.js";
 import { SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
-import { type SortSpec, sortKeys, sortSignature } from "../../lib/proofs/sort.js";
+import { type Order, orderSignature, type SortSpec, sortKeys } from "../../lib/proofs/sort.js";
 import { MAX_INSTANT, MIN_INSTANT } from "../../lib/proofs/timestamps.js";
 import { LIST_MAX_LIMIT } from "../../lib/v0/list-params.js";
 
@@ -236,13 +236,16 @@ const STRING_VALUES = [
   7,
 ];
 
+/** A part index of a located-first order, at and past both ends (decodeCursor must refuse the invalid ones). */
+const PART_VALUES = [0, 1, 3, 4, -1, 1.5, null, "0"];
+
 /**
- * A cursor for `sort` (the default when undefined) holding edge values: a checksum that matches (so it reaches the
- * value checks), a direction, a position from 0 to past MAX_SAFE_INTEGER, and for each sort key a value of its type
- * at an extreme, null, or of the wrong type.
+ * A cursor for `order` holding edge values: a checksum that matches (so it reaches the value checks), a direction,
+ * a position from 0 to past MAX_SAFE_INTEGER, in a located-first order a part index, and for each sort key a value
+ * of its type at an extreme, null, or of the wrong type.
  */
-export const cursorText = (sort: SortSpec[] | undefined): fc.Arbitrary<string> => {
-  const keys = sortKeys(sort);
+export const cursorText = (order: Order): fc.Arbitrary<string> => {
+  const keys = sortKeys(order.sort);
   const valueFor = (type: string) =>
     fc.constantFrom<unknown>(
       ...(type === "timestamp"
@@ -257,9 +260,17 @@ export const cursorText = (sort: SortSpec[] | undefined): fc.Arbitrary<string> =
     .tuple(
       fc.constantFrom<"next" | "prev">("next", "prev"),
       fc.constantFrom(0, 1, 120, SAFE - 1, SAFE, SAFE + 1, -1),
+      fc.constantFrom<unknown>(...PART_VALUES),
       fc.tuple(...keys.map((k) => valueFor(k.type))),
     )
-    .map(([direction, position, values]) => cursorToken(sortSignature(sort), direction, position, values));
+    .map(([direction, position, part, values]) =>
+      cursorToken(
+        orderSignature(order),
+        direction,
+        position,
+        order.located?.length ? [part, ...values] : values,
+      ),
+    );
 };
 
 /**

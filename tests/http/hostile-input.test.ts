@@ -593,16 +593,28 @@ function edgeRequests(list: Endpoint[]): fc.Arbitrary<Built> {
           ),
         );
     const sortby = items ? fc.option(sortbyText, { nil: undefined, freq: 2 }) : fc.constant(undefined);
-    return sortby.chain((sb) =>
+    const located = fc.record({
+      sb: sortby,
+      times: fc.option(times, { nil: undefined, freq: 3 }),
+      bbox: fc.option(bboxText(items), { nil: undefined, freq: 3 }),
+    });
+    return located.chain(({ sb, times: timeParams, bbox: box }) =>
       fc
         .record({
-          times: fc.option(times, { nil: undefined, freq: 3 }),
-          bbox: fc.option(bboxText(items), { nil: undefined, freq: 3 }),
+          times: fc.constant(timeParams),
+          bbox: fc.constant(box),
           limit: fc.option(limitText(items ? LIMITS.items : LIMITS.list), { nil: undefined, freq: 2 }),
           paging: fc.oneof(
             fc.constant(undefined),
             offsetText.map((o): [string, string] => ["offset", o]),
-            cursorText(parseSortText(sb)).map((c): [string, string] => ["cursor", c]),
+            // In the order the request reads (on the items, located features first with a bbox or a datetime), so
+            // that the cursor's values, not its order, are what is tried.
+            cursorText({
+              sort: parseSortText(sb),
+              located: items
+                ? [...(box ? ["geometry" as const] : []), ...(timeParams ? ["time" as const] : [])]
+                : [],
+            }).map((c): [string, string] => ["cursor", c]),
           ),
           filter: items ? fc.option(cqlEdge, { nil: undefined, freq: 5 }) : fc.constant(undefined),
           more: items
