@@ -98,6 +98,11 @@ function cases(): Case[] {
     { path: "/api/v0/location-proofs/not-a-uid" },
     { path: "/api/v0/location-proofs/a%20b" },
     { path: "/api/v0/location-proofs/stats" },
+    // The aliases under the names Astral's documentation uses (their links keep the alias's path).
+    { path: "/api/v0/location-records?limit=3" },
+    { path: `/api/v0/location-records/${uid}`, covers: "/api/v0/location-records/[uid]" },
+    { path: "/api/v0/location-records/stats" },
+    { path: "/api/v0/location-records/config" },
     { path: "/api/v0/openapi.json" },
     { path: "/api/v0/openapi.json?f=json" },
     { path: "/docs", covers: "/api/docs" },
