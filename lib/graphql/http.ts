@@ -1,0 +1,325 @@
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  execute,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  getArgumentValues,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  type SelectionSetNode,
+  specifiedRules,
+  validate,
+} from "graphql";
+import * as v from "valibot";
+import { readJsonBody } from "../http/body.js";
+import { ApiError, badParameter } from "../http/errors.js";
+import { parseQuery } from "../http/query.js";
+import { requestUrl } from "../http/request-url.js";
+import { textResponse } from "../http/respond.js";
+import { limitErrors, MAX_TOKENS } from "./limits.js";
+import { ARGUMENT_CHECKS, type GraphQLContext, schema } from "./schema.js";
+
+/**
+ * GraphQL over HTTP (the GraphQL foundation's specification, draft of 2025): GET for queries (parameters in the
+ * URL), POST with a JSON body; answers in application/graphql-response+json or application/json as Accept asks.
+ *
+ * Status codes: a well-formed request that GraphQL refuses (syntax, validation, variables, a limit, a filter value)
+ * is a "request error": 400 in application/graphql-response+json; 200 in application/json, as the specification
+ * asks of that legacy type (older clients read no body of another status). A request the service cannot take at
+ * all (an unknown parameter, a body that is not JSON or too large, another media type) is a 4xx in either, its body
+ * a GraphQL response too. Errors name their code (lib/http/errors.ts) and, for a bad value, the argument
+ * (`extensions.parameter`: `filter.bbox`, `first`, …). Database outages and anything unexpected are not GraphQL
+ * errors: they reach route() and become the service's 503 (with Retry-After) or generic 500, as on every endpoint.
+ */
+
+export const GRAPHQL_RESPONSE = "application/graphql-response+json";
+const JSON_MEDIA = "application/json";
+type Media = typeof GRAPHQL_RESPONSE | typeof JSON_MEDIA;
+
+/** Documents and variables are small; a body near this is a mistake or an attack. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const describe = <S extends v.GenericSchema>(schema: S, description: string) =>
+  v.optional(v.pipe(schema, v.description(description)));
+
+/** The GraphQL-over-HTTP parameters of a GET; any other is a 400 naming it. */
+export const GET_PARAMS = {
+  query: describe(v.string(), "The GraphQL document (a query)"),
+  operationName: describe(v.string(), "Which operation of the document to run"),
+  variables: describe(v.string(), "The variables, as a JSON object"),
+  extensions: describe(v.string(), "Extensions, as a JSON object (none are used)"),
+};
+
+const jsonObject = v.nullish(v.record(v.string(), v.unknown(), "must be a JSON object"));
+const POST_BODY = v.strictObject(
+  {
+    query: v.string("query must be a string holding the GraphQL document"),
+    operationName: v.nullish(v.string("operationName must be a string")),
+    variables: jsonObject,
+    extensions: jsonObject,
+  },
+  "the body must be a JSON object of query and, optionally, operationName, variables and extensions",
+);
+
+type Params = {
+  query: string;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+};
+
+/** The media type to answer in, or undefined when Accept admits neither (a 406). */
+export function acceptedMedia(request: Request): Media | undefined {
+  const accept = request.headers.get("accept");
+  if (!accept?.trim()) return JSON_MEDIA;
+  let best: { media: Media; q: number } | undefined;
+  for (const range of accept.toLowerCase().split(",")) {
+    const [type = "", ...params] = range.split(";").map((s) => s.trim());
+    const qParam = params.find((p) => p.startsWith("q="));
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2));
+    const charset = params.find((p) => p.startsWith("charset="));
+    if (!(q > 0) || (charset && !/^charset="?utf-?8"?$/.test(charset))) continue;
+    const media: Media | undefined =
+      type === GRAPHQL_RESPONSE
+        ? GRAPHQL_RESPONSE
+        : type === JSON_MEDIA || type === "application/*" || type === "*/*"
+          ? JSON_MEDIA
+          : undefined;
+    // The first listed wins a tie, as the client ordered them.
+    if (media && (!best || q > best.q)) best = { media, q };
+  }
+  return best?.media;
+}
+
+function getParams(request: Request): Params {
+  const q = parseQuery(request, GET_PARAMS);
+  if (q.query === undefined)
+    throw new ApiError(400, "MissingParameter", "query is required: the GraphQL document", {
+      parameter: "query",
+    });
+  let variables: unknown;
+  if (q.variables !== undefined) {
+    try {
+      variables = JSON.parse(q.variables);
+    } catch {
+      throw badParameter("variables", "variables must be a JSON object");
+    }
+    if (variables !== null && (typeof variables !== "object" || Array.isArray(variables)))
+      throw badParameter("variables", "variables must be a JSON object");
+  }
+  if (q.extensions !== undefined) {
+    let extensions: unknown;
+    try {
+      extensions = JSON.parse(q.extensions);
+    } catch {
+      throw badParameter("extensions", "extensions must be a JSON object");
+    }
+    if (extensions !== null && (typeof extensions !== "object" || Array.isArray(extensions)))
+      throw badParameter("extensions", "extensions must be a JSON object");
+  }
+  return { query: q.query, operationName: q.operationName, variables: variables as Params["variables"] };
+}
+
+async function postParams(request: Request): Promise<Params> {
+  parseQuery(request, {});
+  const [type = "", ...params] = (request.headers.get("content-type") ?? "")
+    .toLowerCase()
+    .split(";")
+    .map((s) => s.trim());
+  const charset = params.find((p) => p.startsWith("charset="));
+  if (type !== JSON_MEDIA || (charset && !/^charset="?utf-?8"?$/.test(charset))) {
+    throw new ApiError(
+      415,
+      "UnsupportedMediaType",
+      "A GraphQL POST must send its request as application/json (UTF-8)",
+      { parameter: "content-type", headers: { "accept-post": "application/json" } },
+    );
+  }
+  return (await readJsonBody(request, { maxBytes: MAX_BODY_BYTES, required: true, schema: POST_BODY }))!;
+}
+
+/** The GraphQL error of a refused value (an ApiError thrown by a check), at the field that took it. */
+const argumentError = (error: ApiError, node: FieldNode) =>
+  new GraphQLError(error.message, {
+    nodes: node,
+    extensions: { code: error.code, ...(error.extra.parameter ? { parameter: error.extra.parameter } : {}) },
+  });
+
+/**
+ * The root fields' argument values checked by the native validators before anything runs, so that a bad filter is
+ * a request error naming the argument, as on the native list, and never half an answer.
+ */
+function argumentErrors(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): GraphQLError[] {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions)
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const fields = schema.getQueryType()!.getFields();
+  const errors: GraphQLError[] = [];
+  const visit = (set: SelectionSetNode, seen: Set<string>) => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet, seen);
+      else if (s.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(s.name.value);
+        if (fragment && !seen.has(s.name.value))
+          visit(fragment.selectionSet, new Set([...seen, s.name.value]));
+      } else {
+        const check = Object.hasOwn(ARGUMENT_CHECKS, s.name.value)
+          ? ARGUMENT_CHECKS[s.name.value]
+          : undefined;
+        const definition = fields[s.name.value];
+        if (!check || !definition) continue;
+        try {
+          check(getArgumentValues(definition, s, variables));
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          errors.push(argumentError(error, s));
+        }
+      }
+    }
+  };
+  visit(operation.selectionSet, new Set());
+  return errors;
+}
+
+type Outcome =
+  | { requestError: true; errors: readonly GraphQLError[] }
+  | { requestError: false; result: ExecutionResult };
+
+const refused = (errors: readonly GraphQLError[], code: string): Outcome => ({
+  requestError: true,
+  errors: errors.map((e) =>
+    e.extensions.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { code } }),
+  ),
+});
+
+/** Parse, validate, coerce the variables, check the limits and the arguments, then execute. */
+async function run(params: Params, request: Request): Promise<Outcome> {
+  let document: DocumentNode;
+  try {
+    document = parse(params.query, { maxTokens: MAX_TOKENS });
+  } catch (error) {
+    if (!(error instanceof GraphQLError)) throw error;
+    const tooLong = /contains more th\w+ \d+ tokens/i.test(error.message);
+    return tooLong
+      ? refused(
+          [
+            new GraphQLError(`The document exceeds the token limit of ${MAX_TOKENS}`, {
+              extensions: { code: "QueryTooComplex", limit: "tokens", max: MAX_TOKENS },
+            }),
+          ],
+          "QueryTooComplex",
+        )
+      : refused([error], "InvalidQuery");
+  }
+  const invalid = validate(schema, document, specifiedRules);
+  if (invalid.length) return refused(invalid, "InvalidQuery");
+  const operation = getOperationAST(document, params.operationName ?? undefined);
+  if (!operation) {
+    const message = params.operationName
+      ? `No operation named "${params.operationName}" in the document`
+      : "The document holds several operations: name one in operationName";
+    return refused(
+      [new GraphQLError(message, { extensions: { code: "InvalidQuery", parameter: "operationName" } })],
+      "InvalidQuery",
+    );
+  }
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], params.variables ?? {});
+  if (coerced.errors) return refused(coerced.errors, "InvalidQuery");
+  const limited = limitErrors(document, operation, coerced.coerced);
+  if (limited.length) return refused(limited, "QueryTooComplex");
+  const bad = argumentErrors(document, operation, coerced.coerced);
+  if (bad.length) return refused(bad, "InvalidParameterValue");
+  const contextValue: GraphQLContext = { request };
+  const result = await execute({
+    schema,
+    document,
+    operationName: params.operationName,
+    variableValues: params.variables,
+    contextValue,
+  });
+  for (const error of result.errors ?? []) {
+    const original = error.originalError;
+    // Not a GraphQL error (an outage, a bug): the service's own 503 or 500, from route().
+    if (original && !(original instanceof GraphQLError) && !(original instanceof ApiError)) throw original;
+  }
+  return { requestError: false, result };
+}
+
+/** A GraphQL error as the response carries it: its message, where, and the service's code (and argument). */
+function formatted(error: GraphQLError) {
+  const original = error.originalError;
+  const json = error.toJSON();
+  if (original instanceof ApiError) {
+    return {
+      ...json,
+      message: original.message,
+      extensions: {
+        code: original.code,
+        ...(original.extra.parameter ? { parameter: original.extra.parameter } : {}),
+      },
+    };
+  }
+  return json;
+}
+
+function respond(body: unknown, status: number, media: Media, headers: Record<string, string> = {}) {
+  return textResponse(JSON.stringify(body), {
+    status,
+    contentType: `${media}; charset=utf-8`,
+    headers,
+  });
+}
+
+/** A request the service refuses before GraphQL sees it, as a GraphQL response with the service's code. */
+function refusal(error: ApiError, media: Media): Response {
+  const extensions = {
+    code: error.code,
+    ...(error.extra.parameter ? { parameter: error.extra.parameter } : {}),
+  };
+  return respond(
+    { errors: [{ message: error.message, extensions }] },
+    error.status,
+    media,
+    error.extra.headers,
+  );
+}
+
+/** GET or POST /graphql: one GraphQL request, answered as the GraphQL-over-HTTP specification says. */
+export async function graphqlResponse(request: Request): Promise<Response> {
+  const media = acceptedMedia(request);
+  if (!media) {
+    return refusal(
+      new ApiError(
+        406,
+        "NotAcceptable",
+        `Accept admits neither ${GRAPHQL_RESPONSE} nor ${JSON_MEDIA} (UTF-8): the media types of GraphQL responses`,
+        { parameter: "accept" },
+      ),
+      JSON_MEDIA,
+    );
+  }
+  let outcome: Outcome;
+  try {
+    const params = request.method === "POST" ? await postParams(request) : getParams(request);
+    outcome = await run(params, request);
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) return refusal(error, media);
+    throw error;
+  }
+  if (outcome.requestError) {
+    return respond({ errors: outcome.errors.map(formatted) }, media === GRAPHQL_RESPONSE ? 400 : 200, media);
+  }
+  const { data, errors } = outcome.result;
+  return respond(errors?.length ? { errors: errors.map(formatted), data } : { data }, 200, media);
+}
+
+/** Whether a GET asks for a GraphQL answer at all (a query), rather than the page for people. */
+export const asksQuery = (request: Request) => requestUrl(request).searchParams.has("query");
