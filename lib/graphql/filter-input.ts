@@ -7,7 +7,7 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLString,
-} from "graphql";
+} from "graphql/index.mjs";
 import * as v from "valibot";
 import { badParameter } from "../http/errors.js";
 import { cursorParam, integerParam } from "../params.js";

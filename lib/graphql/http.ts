@@ -14,7 +14,7 @@ import {
   type SelectionSetNode,
   specifiedRules,
   validate,
-} from "graphql";
+} from "graphql/index.mjs";
 import * as v from "valibot";
 import { readJsonBody } from "../http/body.js";
 import { ApiError, badParameter } from "../http/errors.js";

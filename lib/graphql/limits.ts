@@ -5,7 +5,7 @@ import {
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
-} from "graphql";
+} from "graphql/index.mjs";
 import { DEFAULT_FIRST, MAX_FIRST } from "./filter-input.js";
 
 /**

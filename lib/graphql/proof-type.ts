@@ -7,7 +7,7 @@ import {
   GraphQLObjectType,
   type GraphQLOutputType,
   GraphQLString,
-} from "graphql";
+} from "graphql/index.mjs";
 import { PROOF_PROPERTIES, type ProofProperty, type PropertyType } from "../proofs/properties.js";
 import { JSONValue, SafeInt } from "./scalars.js";
 

@@ -1,4 +1,4 @@
-import { GraphQLError, GraphQLScalarType } from "graphql";
+import { GraphQLError, GraphQLScalarType } from "graphql/index.mjs";
 
 /**
  * Scalars GraphQL lacks. Output only: no argument takes them (filters take the native API's own strings, numbers

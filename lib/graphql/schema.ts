@@ -7,7 +7,7 @@ import {
   type GraphQLOutputType,
   GraphQLSchema,
   GraphQLString,
-} from "graphql";
+} from "graphql/index.mjs";
 import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { badParameter } from "../http/errors.js";

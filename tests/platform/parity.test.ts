@@ -40,7 +40,13 @@ const AUTH = { authorization: `Bearer ${SECRET}` };
 const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 const TRANSPORT = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length"]);
 
-type Case = { method?: string; path: string; headers?: Record<string, string>; covers?: string };
+type Case = {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  covers?: string;
+};
 type Answer = { status: number; headers: Record<string, string>; body: string };
 
 let output: ReturnType<typeof builtOutputCopy>;
@@ -103,6 +109,30 @@ function cases(): Case[] {
     { path: `/api/v0/location-records/${uid}`, covers: "/api/v0/location-records/[uid]" },
     { path: "/api/v0/location-records/stats" },
     { path: "/api/v0/location-records/config" },
+    // GraphQL: GET and POST, an error, GraphiQL for a browser and its files.
+    { path: "/graphql?query=%7BlocationProofsCount%7D", covers: "/api/graphql" },
+    {
+      path: "/graphql?query=%7BlocationProofs(first%3A2)%7BtotalCount%20nodes%7Buid%20eventTimestamp%7D%7D%7D",
+      headers: { accept: "application/graphql-response+json" },
+    },
+    { path: "/graphql?query=%7BlocationProofsCount(filter%3A%7Bbbox%3A%221%22%7D)%7D" },
+    { path: "/graphql", headers: { accept: BROWSER } },
+    {
+      method: "POST",
+      path: "/graphql",
+      headers: { "content-type": "application/json" },
+      body: '{"query":"query($n:Int){locationProofs(first:$n){nodes{uid chain}}}","variables":{"n":2}}',
+    },
+    { path: "/api/graphql/assets/start.js", covers: "/api/graphql/assets/[file]" },
+    { path: "/api/graphql/assets/graphiql.css" },
+    { path: "/api/graphql/assets/graphiql.js" },
+    { path: "/api/graphql/assets/react.js" },
+    { path: "/api/graphql/assets/react-dom.js" },
+    {
+      method: "OPTIONS",
+      path: "/graphql",
+      headers: { origin: "https://example.org", "access-control-request-method": "POST" },
+    },
     { path: "/api/v0/openapi.json" },
     { path: "/api/v0/openapi.json?f=json" },
     { path: "/docs", covers: "/api/docs" },
@@ -210,7 +240,11 @@ async function compareAll(router: { handle(r: Request): Promise<Response> }, url
   const differences: string[] = [];
   let compared = 0;
   const compare = async (c: Case) => {
-    const init = { method: c.method ?? "GET", headers: { ...HEADERS, ...c.headers } };
+    const init = {
+      method: c.method ?? "GET",
+      headers: { ...HEADERS, ...c.headers },
+      ...(c.body === undefined ? {} : { body: c.body }),
+    };
     const mine = await answer(await router.handle(new Request(`${BASE}${c.path}`, init)));
     const shipped = await answer(await fetch(`${url}${c.path}`, init));
     compared++;
