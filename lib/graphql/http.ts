@@ -30,11 +30,12 @@ import { ARGUMENT_CHECKS, type GraphQLContext, schema } from "./schema.js";
  *
  * Status codes: a well-formed request that GraphQL refuses (syntax, validation, variables, a limit, a filter value)
  * is a "request error": 400 in application/graphql-response+json; 200 in application/json, as the specification
- * asks of that legacy type (older clients read no body of another status). A request the service cannot take at
- * all (an unknown parameter, a body that is not JSON or too large, another media type) is a 4xx in either, its body
- * a GraphQL response too. Errors name their code (lib/http/errors.ts) and, for a bad value, the argument
- * (`extensions.parameter`: `filter.bbox`, `first`, …). Database outages and anything unexpected are not GraphQL
- * errors: they reach route() and become the service's 503 (with Retry-After) or generic 500, as on every endpoint.
+ * asks of that legacy type (older clients read no body of another status). GraphQL errors carry the service's code
+ * (lib/http/errors.ts) in `extensions.code` and, for a bad value, the argument (`extensions.parameter`:
+ * `filter.bbox`, `first`, …). What is not a GraphQL request at all (an unknown parameter, a body that is not JSON or
+ * too large, another media type, an Accept without a JSON type), a database outage and anything unexpected are
+ * thrown to route(), and answered as on every endpoint: the service's error object (4xx, 503 with Retry-After, or a
+ * generic 500).
  */
 
 export const GRAPHQL_RESPONSE = "application/graphql-response+json";
@@ -278,42 +279,18 @@ function respond(body: unknown, status: number, media: Media, headers: Record<st
   });
 }
 
-/** A request the service refuses before GraphQL sees it, as a GraphQL response with the service's code. */
-function refusal(error: ApiError, media: Media): Response {
-  const extensions = {
-    code: error.code,
-    ...(error.extra.parameter ? { parameter: error.extra.parameter } : {}),
-  };
-  return respond(
-    { errors: [{ message: error.message, extensions }] },
-    error.status,
-    media,
-    error.extra.headers,
-  );
-}
-
 /** GET or POST /graphql: one GraphQL request, answered as the GraphQL-over-HTTP specification says. */
 export async function graphqlResponse(request: Request): Promise<Response> {
   const media = acceptedMedia(request);
   if (!media) {
-    return refusal(
-      new ApiError(
-        406,
-        "NotAcceptable",
-        `Accept admits neither ${GRAPHQL_RESPONSE} nor ${JSON_MEDIA} (UTF-8): the media types of GraphQL responses`,
-        { parameter: "accept" },
-      ),
-      JSON_MEDIA,
+    throw new ApiError(
+      406,
+      "NotAcceptable",
+      `Accept admits neither ${GRAPHQL_RESPONSE} nor ${JSON_MEDIA} (UTF-8): the media types of GraphQL responses`,
     );
   }
-  let outcome: Outcome;
-  try {
-    const params = request.method === "POST" ? await postParams(request) : getParams(request);
-    outcome = await run(params, request);
-  } catch (error) {
-    if (error instanceof ApiError && error.status < 500) return refusal(error, media);
-    throw error;
-  }
+  const params = request.method === "POST" ? await postParams(request) : getParams(request);
+  const outcome = await run(params, request);
   if (outcome.requestError) {
     return respond({ errors: outcome.errors.map(formatted) }, media === GRAPHQL_RESPONSE ? 400 : 200, media);
   }
