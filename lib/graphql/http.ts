@@ -20,9 +20,9 @@ import { readJsonBody } from "../http/body.js";
 import { ApiError, badParameter } from "../http/errors.js";
 import { parseQuery } from "../http/query.js";
 import { requestUrl } from "../http/request-url.js";
-import { textResponse } from "../http/respond.js";
+import { bytesResponse, listBytes, textResponse } from "../http/respond.js";
 import { limitErrors, MAX_TOKENS } from "./limits.js";
-import { ARGUMENT_CHECKS, type GraphQLContext, schema } from "./schema.js";
+import { ARGUMENT_CHECKS, type GraphQLContext, type Splice, schema } from "./schema.js";
 
 /**
  * GraphQL over HTTP (the GraphQL foundation's specification, draft of 2025): GET for queries (parameters in the
@@ -192,7 +192,7 @@ function argumentErrors(
 
 type Outcome =
   | { requestError: true; errors: readonly GraphQLError[] }
-  | { requestError: false; result: ExecutionResult };
+  | { requestError: false; result: ExecutionResult; splices: Splice[] };
 
 const refused = (errors: readonly GraphQLError[], code: string): Outcome => ({
   requestError: true,
@@ -201,15 +201,24 @@ const refused = (errors: readonly GraphQLError[], code: string): Outcome => ({
   ),
 });
 
-/** Parse, validate, coerce the variables, check the limits and the arguments, then execute. */
-async function run(params: Params, request: Request): Promise<Outcome> {
-  let document: DocumentNode;
+/**
+ * A document parsed and validated, or why not: kept by its text, as a client sends the same few documents again and
+ * again (with other variables), and both steps depend on nothing else. Bounded: documents are the client's.
+ */
+const documents = new Map<string, DocumentNode | Outcome>();
+
+function checkedDocument(query: string): DocumentNode | Outcome {
+  const known = documents.get(query);
+  if (known) return known;
+  let checked: DocumentNode | Outcome;
   try {
-    document = parse(params.query, { maxTokens: MAX_TOKENS });
+    const document = parse(query, { maxTokens: MAX_TOKENS });
+    const invalid = validate(schema, document, specifiedRules);
+    checked = invalid.length ? refused(invalid, "InvalidQuery") : document;
   } catch (error) {
     if (!(error instanceof GraphQLError)) throw error;
     const tooLong = /contains more th\w+ \d+ tokens/i.test(error.message);
-    return tooLong
+    checked = tooLong
       ? refused(
           [
             new GraphQLError(`The document exceeds the token limit of ${MAX_TOKENS}`, {
@@ -220,8 +229,15 @@ async function run(params: Params, request: Request): Promise<Outcome> {
         )
       : refused([error], "InvalidQuery");
   }
-  const invalid = validate(schema, document, specifiedRules);
-  if (invalid.length) return refused(invalid, "InvalidQuery");
+  if (documents.size >= 200) documents.clear();
+  documents.set(query, checked);
+  return checked;
+}
+
+/** Parse and validate (once per document), coerce the variables, check the limits and the arguments, execute. */
+async function run(params: Params, request: Request): Promise<Outcome> {
+  const document = checkedDocument(params.query);
+  if ("requestError" in document) return document;
   const operation = getOperationAST(document, params.operationName ?? undefined);
   if (!operation) {
     const message = params.operationName
@@ -238,7 +254,7 @@ async function run(params: Params, request: Request): Promise<Outcome> {
   if (limited.length) return refused(limited, "QueryTooComplex");
   const bad = argumentErrors(document, operation, coerced.coerced);
   if (bad.length) return refused(bad, "InvalidParameterValue");
-  const contextValue: GraphQLContext = { request };
+  const contextValue: GraphQLContext = { request, splices: [] };
   const result = await execute({
     schema,
     document,
@@ -251,7 +267,7 @@ async function run(params: Params, request: Request): Promise<Outcome> {
     // Not a GraphQL error (an outage, a bug): the service's own 503 or 500, from route().
     if (original && !(original instanceof GraphQLError) && !(original instanceof ApiError)) throw original;
   }
-  return { requestError: false, result };
+  return { requestError: false, result, splices: contextValue.splices };
 }
 
 /** A GraphQL error as the response carries it: its message, where, and the service's code (and argument). */
@@ -271,13 +287,19 @@ function formatted(error: GraphQLError) {
   return json;
 }
 
-function respond(body: unknown, status: number, media: Media, headers: Record<string, string> = {}) {
-  return textResponse(JSON.stringify(body), {
-    status,
-    contentType: `${media}; charset=utf-8`,
-    headers,
-  });
+/**
+ * A GraphQL answer (a value, or its JSON text) in the negotiated media type. Only a GET's answer may be cached and
+ * revalidated, so only a GET's bytes are hashed for an ETag.
+ */
+function respond(body: unknown, status: number, media: Media, method: string) {
+  return textResponse(typeof body === "string" ? body : JSON.stringify(body), init(status, media, method));
 }
+
+const init = (status: number, media: Media, method: string) => ({
+  status,
+  contentType: `${media}; charset=utf-8`,
+  ...(method === "GET" || method === "HEAD" ? {} : { headers: { etag: "" } }),
+});
 
 /** GET or POST /graphql: one GraphQL request, answered as the GraphQL-over-HTTP specification says. */
 export async function graphqlResponse(request: Request): Promise<Response> {
@@ -292,11 +314,56 @@ export async function graphqlResponse(request: Request): Promise<Response> {
   const params = request.method === "POST" ? await postParams(request) : getParams(request);
   const outcome = await run(params, request);
   if (outcome.requestError) {
-    return respond({ errors: outcome.errors.map(formatted) }, media === GRAPHQL_RESPONSE ? 400 : 200, media);
+    return respond(
+      { errors: outcome.errors.map(formatted) },
+      media === GRAPHQL_RESPONSE ? 400 : 200,
+      media,
+      request.method,
+    );
   }
   const { data, errors } = outcome.result;
-  return respond(errors?.length ? { errors: errors.map(formatted), data } : { data }, 200, media);
+  const body = errors?.length ? { errors: errors.map(formatted), data } : { data };
+  return withSplices(body, data, outcome.splices, media, request.method);
 }
+
+/**
+ * The answer, with each spliced page's proofs (JSON texts PostgreSQL wrote) where graphql-js left its empty list: a
+ * marker serialises as a string no data can hold (PostgreSQL's text never holds NUL), which is then replaced.
+ */
+function withSplices(
+  body: unknown,
+  data: Record<string, unknown> | null | undefined,
+  splices: Splice[],
+  media: Media,
+  method: string,
+): Response {
+  const placed: Splice[] = [];
+  for (const splice of splices) {
+    let holder: unknown = data;
+    for (const key of splice.path.slice(0, -1)) holder = (holder as Record<string, unknown> | null)?.[key];
+    const key = splice.path.at(-1)!;
+    if (!holder || typeof holder !== "object" || !Array.isArray((holder as Record<string, unknown>)[key]))
+      continue;
+    const marker = markerOf(placed.length);
+    (holder as Record<string | number, unknown>)[key] = { toJSON: () => marker };
+    placed.push(splice);
+  }
+  const text = JSON.stringify(body);
+  if (placed.length === 0) return respond(text, 200, media, method);
+  if (placed.length === 1) {
+    const [head, tail] = text.split(JSON.stringify(markerOf(0))) as [string, string];
+    return bytesResponse(listBytes(`${head}[`, placed[0]!.texts, `]${tail}`), {
+      contentType: `${media}; charset=utf-8`,
+    });
+  }
+  let spliced = text;
+  placed.forEach((splice, i) => {
+    spliced = spliced.replace(JSON.stringify(markerOf(i)), () => `[${splice.texts.join(",")}]`);
+  });
+  return respond(spliced, 200, media, method);
+}
+
+const markerOf = (i: number) => `\u0000splice:${i}\u0000`;
 
 /** Whether a GET asks for a GraphQL answer at all (a query), rather than the page for people. */
 export const asksQuery = (request: Request) => requestUrl(request).searchParams.has("query");

@@ -7,13 +7,13 @@ import {
   type GraphQLOutputType,
   GraphQLSchema,
   GraphQLString,
+  responsePathAsArray,
 } from "graphql/index.mjs";
 import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { badParameter } from "../http/errors.js";
 import { uidParam } from "../params.js";
 import { decodeCursor } from "../proofs/cursor.js";
-import { RECORD_JSON } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { countMatching, findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
@@ -27,6 +27,7 @@ import {
   parseFilter,
   parsePaging,
 } from "./filter-input.js";
+import { type NodesPlan, nodesPlan } from "./nodes-plan.js";
 import { LocationProofType, type NativeRecord } from "./proof-type.js";
 
 /**
@@ -35,8 +36,13 @@ import { LocationProofType, type NativeRecord } from "./proof-type.js";
  * findProofByUid, proofStats): one filter model, one query builder, the native cursor.
  */
 
-/** What every resolver gets: the HTTP request (the list's page is built for it, as the native list's is). */
-export type GraphQLContext = { request: Request };
+/**
+ * What every resolver gets: the HTTP request (the list's page is built for it, as the native list's is), and the
+ * pages whose proofs PostgreSQL wrote as the answer's JSON, for the response to splice in (lib/graphql/nodes-plan.ts).
+ */
+export type GraphQLContext = { request: Request; splices: Splice[] };
+/** Where in the answer (its response path) a page's proofs go, as JSON texts. */
+export type Splice = { path: (string | number)[]; texts: string[] };
 
 type Args = Record<string, unknown>;
 const filterArg = { type: LocationProofFilterType, description: "Filters, as the native list's parameters" };
@@ -67,8 +73,8 @@ export const ARGUMENT_CHECKS: Record<string, (args: Args) => unknown> = {
   locationProofsCount: (args) => parseFilter(args.filter as Args | null),
 };
 
-/** A page as the list reads it: the rows' native records as PostgreSQL wrote them, parsed only if asked for. */
-type Page = { texts: string[]; total: number; next: string | null; prev: string | null };
+/** A page as the list reads it: each proof as the JSON PostgreSQL wrote for its plan, and the paging. */
+type Page = { texts: string[]; total: number; next: string | null; prev: string | null; plan: NodesPlan };
 
 const PageInfoType = new GraphQLObjectType<Page>({
   name: "PageInfo",
@@ -85,13 +91,18 @@ const PageInfoType = new GraphQLObjectType<Page>({
   },
 });
 
-const LocationProofPageType = new GraphQLObjectType<Page>({
+const LocationProofPageType = new GraphQLObjectType<Page, GraphQLContext>({
   name: "LocationProofPage",
   description: "A page of proofs in the native list's order (newest event first), with the total and paging",
   fields: {
     nodes: {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(LocationProofType))),
-      resolve: (p) => p.texts.map((text) => JSON.parse(text) as NativeRecord),
+      resolve: (p, _args, context, info) => {
+        if (p.plan.kind === "records") return p.texts.map((text) => JSON.parse(text) as NativeRecord);
+        if (p.plan.kind === "splice")
+          context.splices.push({ path: responsePathAsArray(info.path), texts: p.texts });
+        return [];
+      },
     },
     totalCount: {
       type: new GraphQLNonNull(GraphQLInt),
@@ -174,14 +185,16 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
           description: "The endCursor of the page before (absent: the first page)",
         },
       },
-      resolve: async (_, args, context): Promise<Page> => {
+      resolve: async (_, args, context, info): Promise<Page> => {
         const q = ARGUMENT_CHECKS.locationProofs!(args) as ListQuery;
-        const page = await listPage(context.request, q, RECORD_JSON);
+        const plan = nodesPlan(info);
+        const page = await listPage(context.request, q, plan.json);
         return {
           texts: (page.rows as JsonRow[]).map((row) => row.json),
           total: page.pagination.total,
           next: page.cursors.next,
           prev: page.cursors.prev,
+          plan,
         };
       },
     },

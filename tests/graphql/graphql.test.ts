@@ -147,6 +147,53 @@ describe("the same answers as the native API", () => {
     }
   });
 
+  it("any selection of a proof's fields answers the same values: aliases, fragments, __typename, directives", async () => {
+    const expected = (await nativeList({ limit: "6", chain: "sepolia" })).data.map(camel);
+    const pick = (r: Record<string, unknown>) => ({
+      id: r.uid,
+      __typename: "LocationProof",
+      when: r.eventTimestamp,
+      geometry: r.geometry,
+      bbox: r.bbox,
+      chainId: r.chainId,
+    });
+    const filter = { chain: "sepolia" };
+    // A plain selection (PostgreSQL writes each proof's answer), with a fragment and an inline fragment.
+    const plain = await client.request<{ locationProofs: { nodes: unknown[] } }>(
+      gql`query($f: LocationProofFilter) { locationProofs(filter: $f, first: 6) { nodes { id: uid __typename ...W ... on LocationProof { geometry bbox } chainId id: uid } } }
+        fragment W on LocationProof { when: eventTimestamp }`,
+      { f: filter },
+    );
+    expect(plain.locationProofs.nodes).toEqual(expected.map(pick));
+    expect(Object.keys(plain.locationProofs.nodes[0] as object)).toEqual([
+      "id",
+      "__typename",
+      "when",
+      "geometry",
+      "bbox",
+      "chainId",
+    ]);
+    // With a directive, and with two lists of proofs: graphql-js executes them over the native records.
+    const directive = await client.request<{ locationProofs: { nodes: unknown[] } }>(
+      gql`query($f: LocationProofFilter, $yes: Boolean!) { locationProofs(filter: $f, first: 6) { nodes { id: uid __typename when: eventTimestamp @include(if: $yes) geometry bbox chainId memo @skip(if: $yes) } } }`,
+      { f: filter, yes: true },
+    );
+    expect(directive.locationProofs.nodes).toEqual(expected.map(pick));
+    const two = await client.request<{ locationProofs: { a: { uid: unknown }[]; b: { chain: unknown }[] } }>(
+      gql`query($f: LocationProofFilter) { locationProofs(filter: $f, first: 6) { a: nodes { uid } b: nodes { chain } } }`,
+      { f: filter },
+    );
+    expect(two.locationProofs.a).toEqual(expected.map((r) => ({ uid: r.uid })));
+    expect(two.locationProofs.b).toEqual(expected.map((r) => ({ chain: r.chain })));
+    // Two pages in one request, each in its place.
+    const pages = await client.request<Record<string, { nodes: { uid: unknown }[] }>>(
+      gql`{ p: locationProofs(first: 2, filter: { chain: "sepolia" }) { nodes { uid } } q: locationProofs(first: 3, filter: { chain: "base" }) { totalCount nodes { uid } } }`,
+    );
+    expect(pages.p!.nodes).toEqual(expected.slice(0, 2).map((r) => ({ uid: r.uid })));
+    const base = (await nativeList({ limit: "3", chain: "base" })).data;
+    expect(pages.q!.nodes).toEqual(base.map((r) => ({ uid: r.uid })));
+  });
+
   it("pages by cursor through the whole list, as the native next links do (and takes their cursors)", async () => {
     const seen: unknown[] = [];
     let after: string | null = null;
