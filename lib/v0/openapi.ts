@@ -199,6 +199,7 @@ export function nativeOpenApiDocument(request: Request) {
         "Every error is one object: `{ error, code, message, description, parameter? }`. Unknown or repeated query parameters are a 400; a path that does not exist is a 404 `Cannot GET <path>`; a method a path does not offer is a 405 with `Allow`. HEAD answers as GET without a body; OPTIONS is the CORS preflight (204).",
         "Public GET responses are cacheable for 30 s at a CDN and carry a strong ETag (If-None-Match → 304); errors and /health are no-store. CORS allows any origin.",
         `The OGC API - Features interface describes itself: [its OpenAPI 3.0 document](${base}/api/ogc/api), rendered at [its API page](${base}/api/ogc/api?f=html).`,
+        `GraphQL over the same proofs, with the list's filters: [${base}/graphql](${base}/graphql) (GET and POST, GraphQL over HTTP; GraphiQL for a browser; the schema by introspection).`,
       ].join("\n\n"),
     },
     servers: [{ url: base }],

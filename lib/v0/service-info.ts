@@ -34,6 +34,7 @@ export function rootInfo(request: Request) {
       docs: link(DOCS_PATH),
       ogc: link("/api/ogc"),
       ogc_items: link("/api/ogc/collections/location-proofs/items"),
+      graphql: link("/graphql"),
       sync_status: link("/api/sync/status"),
     },
   };
