@@ -16,6 +16,7 @@
 import http from "node:http";
 import { camelCase } from "../lib/graphql/proof-type.js";
 import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
+import { PROOF_PROPERTIES } from "../lib/proofs/properties.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   benchDatabase,
@@ -41,37 +42,8 @@ const ROUNDS = 10;
 const GOAL = 1.5;
 const NODE24 = requireNode24();
 
-/** The native record's members (the catalogue's order), as GraphQL fields. */
-const ALL_FIELDS = [
-  "uid",
-  "chain",
-  "chain_id",
-  "prover",
-  "subject",
-  "event_timestamp",
-  "event_timestamp_raw",
-  "location_type",
-  "latitude",
-  "longitude",
-  "location",
-  "srs",
-  "geometry",
-  "bbox",
-  "revoked",
-  "revocation_time",
-  "attestation_time",
-  "expiration_time",
-  "recipe_type",
-  "recipe_payload",
-  "media_type",
-  "media_data",
-  "memo",
-  "schema_uid",
-  "ref_uid",
-  "block_number",
-  "tx_hash",
-  "decode_error",
-].map(camelCase);
+/** Every field of a proof: the catalogue's properties (the native record's members), in GraphQL's names. */
+const ALL_FIELDS = PROOF_PROPERTIES.map((q) => camelCase(q.name));
 const FEW_FIELDS = ["uid", "chain", "eventTimestamp", "longitude", "latitude"];
 
 type Case = { name: string; native: Record<string, string>; filter: Record<string, unknown>; first: number };

@@ -102,27 +102,23 @@ function getParams(request: Request): Params {
     throw new ApiError(400, "MissingParameter", "query is required: the GraphQL document", {
       parameter: "query",
     });
-  let variables: unknown;
-  if (q.variables !== undefined) {
-    try {
-      variables = JSON.parse(q.variables);
-    } catch {
-      throw badParameter("variables", "variables must be a JSON object");
-    }
-    if (variables !== null && (typeof variables !== "object" || Array.isArray(variables)))
-      throw badParameter("variables", "variables must be a JSON object");
+  const variables = jsonObjectParam("variables", q.variables);
+  jsonObjectParam("extensions", q.extensions);
+  return { query: q.query, operationName: q.operationName, variables };
+}
+
+/** A GET parameter holding a JSON object (variables, extensions), parsed; a 400 naming it otherwise. */
+function jsonObjectParam(name: string, text: string | undefined): Record<string, unknown> | null | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = [];
   }
-  if (q.extensions !== undefined) {
-    let extensions: unknown;
-    try {
-      extensions = JSON.parse(q.extensions);
-    } catch {
-      throw badParameter("extensions", "extensions must be a JSON object");
-    }
-    if (extensions !== null && (typeof extensions !== "object" || Array.isArray(extensions)))
-      throw badParameter("extensions", "extensions must be a JSON object");
-  }
-  return { query: q.query, operationName: q.operationName, variables: variables as Params["variables"] };
+  if (value !== null && (typeof value !== "object" || Array.isArray(value)))
+    throw badParameter(name, `${name} must be a JSON object`);
+  return value as Record<string, unknown> | null;
 }
 
 async function postParams(request: Request): Promise<Params> {

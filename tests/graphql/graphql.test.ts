@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewLocationProofRow } from "../../db/schema.js";
 import { camelCase } from "../../lib/graphql/proof-type.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { PROOF_PROPERTIES } from "../../lib/proofs/properties.js";
 import { LIST_PARAMS } from "../../lib/v0/list-params.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 
@@ -43,43 +44,8 @@ afterAll(() => app.close());
 const camel = (record: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(record).map(([k, v]) => [camelCase(k), v]));
 
-const ALL_FIELDS = (() => {
-  const names = Object.keys(camel(Object.fromEntries(sampleRecordKeys().map((k) => [k, 1]))));
-  return names.join(" ");
-})();
-function sampleRecordKeys(): string[] {
-  // The native record's members, in order (the catalogue), as the OpenAPI example lists them.
-  return [
-    "uid",
-    "chain",
-    "chain_id",
-    "prover",
-    "subject",
-    "event_timestamp",
-    "event_timestamp_raw",
-    "location_type",
-    "latitude",
-    "longitude",
-    "location",
-    "srs",
-    "geometry",
-    "bbox",
-    "revoked",
-    "revocation_time",
-    "attestation_time",
-    "expiration_time",
-    "recipe_type",
-    "recipe_payload",
-    "media_type",
-    "media_data",
-    "memo",
-    "schema_uid",
-    "ref_uid",
-    "block_number",
-    "tx_hash",
-    "decode_error",
-  ];
-}
+/** Every field of a proof: the catalogue's properties, in GraphQL's names. */
+const ALL_FIELDS = PROOF_PROPERTIES.map((q) => camelCase(q.name)).join(" ");
 
 const LIST = gql`
   query List($filter: LocationProofFilter, $first: Int, $after: String) {
