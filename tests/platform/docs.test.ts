@@ -268,6 +268,44 @@ const backticked = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((m) =>
 
 const UPPER_SNAKE = /(?<![\w<])([A-Z][A-Z0-9]*(?:_(?:[A-Z0-9]+|<[A-Za-z]+>))+)(?![\w>])/g;
 
+/** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
+const anchorOf = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+
+/** Relative links between the docs (and into the repository) that lead nowhere: a missing file or heading. */
+function brokenLinks(docs: readonly Doc[]): string[] {
+  const problems: string[] = [];
+  const anchors = new Map(
+    docs.map((d) => [d.file, new Set([...d.text.matchAll(/^#+ (.+)$/gm)].map((m) => anchorOf(m[1]!)))]),
+  );
+  for (const doc of docs) {
+    doc.text.split("\n").forEach((line, i) => {
+      for (const [, target] of line.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const [path, anchor] = target!.split("#") as [string, string | undefined];
+        const file = path ? join(doc.file, "..", path).replace(/^\.\//, "") : doc.file;
+        let exists = anchors.has(file);
+        if (!exists) {
+          try {
+            readFileSync(join(ROOT, file));
+            exists = true;
+          } catch {
+            exists = false;
+          }
+        }
+        if (!exists) problems.push(`${doc.file}:${i + 1}: link to ${target}: no file ${file}`);
+        else if (anchor && anchors.has(file) && !anchors.get(file)!.has(anchor))
+          problems.push(`${doc.file}:${i + 1}: link to ${target}: ${file} has no heading #${anchor}`);
+      }
+    });
+  }
+  return problems;
+}
+
 /** Every problem between the docs and the code, each naming the doc (and line) or the code file at fault. */
 function checkDocs(docs: readonly Doc[], facts: Facts): string[] {
   const problems: string[] = [];
@@ -372,6 +410,8 @@ function checkDocs(docs: readonly Doc[], facts: Facts): string[] {
     }
   }
 
+  problems.push(...brokenLinks(docs));
+
   const docList = docs.map((d) => d.file).join(", ");
   for (const e of facts.endpoints) {
     if (!documented.has(e)) problems.push(`endpoint ${e.label} (${e.file}) is named in no doc (${docList})`);
@@ -447,6 +487,17 @@ describe("docs and code in step", () => {
       expect.stringMatching(
         /^environment variable SYNC_LEASE_MS \(read in lib\/config\.ts\) is named in no doc/,
       ),
+    ]);
+  });
+
+  it("fails on a link to a page or heading that does not exist", () => {
+    const bad = {
+      file: "docs/example.md",
+      text: "See [the API](native-api.md#no-such-heading) and [x](nowhere.md).",
+    };
+    expect(checkDocs([...docs, bad], facts)).toEqual([
+      "docs/example.md:1: link to native-api.md#no-such-heading: docs/native-api.md has no heading #no-such-heading",
+      "docs/example.md:1: link to nowhere.md: no file docs/nowhere.md",
     ]);
   });
 
