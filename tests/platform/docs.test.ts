@@ -12,7 +12,8 @@ import { type ApiRoute, apiRoutes } from "../helpers/routes.js";
  * is derived from the code itself, never from a list kept here:
  * - endpoints: the api/ tree and the vercel.json rewrites onto it (tests/helpers/routes.ts);
  * - query parameters: what each route accepts, asked of the route itself (a request with an unknown parameter is a
- *   400 that lists the allowed ones), plus its path segments;
+ *   400 that lists the allowed ones, before the handler does anything else: the probe is harmless), plus its path
+ *   segments;
  * - environment variables: the keys of lib/config.ts's schema, every `process.env.X` read in the code, the per-chain
  *   ones (`RPC_URL_${key}` …) for each chain of the registry, and the variables the repository's shell scripts set;
  * - npm scripts: package.json.
@@ -30,6 +31,7 @@ import { type ApiRoute, apiRoutes } from "../helpers/routes.js";
  *   or the first cell of a table whose first column is headed "Variable". An UPPER_SNAKE name that is no variable
  *   passes when the code names it otherwise (a constant such as MAINTENANCE_BUDGETS, CQL2's S_INTERSECTS);
  * - an npm script: `npm run <name>`, `npm test`, `npm start`.
+ * Relative links between the docs must lead to an existing file, and to an existing heading when they name one.
  */
 
 type Doc = { file: string; text: string };
