@@ -164,9 +164,13 @@ class Session {
       this.fromClient = this.fromClient.subarray(length);
       if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
         this.toClient(Buffer.from("N"));
-        return this.handshake();
+        this.handshake();
+        return;
       }
-      if (code !== PROTOCOL_3) return this.fail("08P01", `unsupported protocol ${code}`);
+      if (code !== PROTOCOL_3) {
+        this.fail("08P01", `unsupported protocol ${code}`);
+        return;
+      }
       this.startup = message;
       this.state = "password";
       this.toClient(authRequest(3));
@@ -177,8 +181,14 @@ class Session {
       const type = String.fromCharCode(this.fromClient[0]!);
       const given = this.fromClient.subarray(5, length).toString("utf8");
       this.fromClient = this.fromClient.subarray(1 + length);
-      if (type !== "p") return this.fail("08P01", `expected a password message, got "${type}"`);
-      if (given !== this.password) return this.fail("28P01", "password authentication failed");
+      if (type !== "p") {
+        this.fail("08P01", `expected a password message, got "${type}"`);
+        return;
+      }
+      if (given !== this.password) {
+        this.fail("28P01", "password authentication failed");
+        return;
+      }
       this.state = "connecting";
       this.connectUpstream();
     }
@@ -202,10 +212,8 @@ class Session {
         first = first.subarray(1 + first.readInt32BE(1));
         if (first.length === 0) return;
       } else if (auth !== 0 && first[0] !== 0x45) {
-        return this.fail(
-          "08P01",
-          `the server asks for authentication method ${auth}, which the bridge lacks`,
-        );
+        this.fail("08P01", `the server asks for authentication method ${auth}, which the bridge lacks`);
+        return;
       }
       this.state = "relaying";
       this.toClient(first);
