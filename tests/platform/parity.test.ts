@@ -8,7 +8,7 @@ import { builtOutputCopy, serveOutput } from "../../scripts/vercel-output/emulat
 import { ROOT } from "../helpers/app.js";
 import { recordingRouter } from "../helpers/contract.js";
 import { apiRoutes } from "../helpers/routes.js";
-import { openTestDb, usingPostgres } from "../helpers/test-db.js";
+import { openTestDb, testDriver, usingPostgres } from "../helpers/test-db.js";
 
 /**
  * Parity: what ships (the built .vercel/output — in CI, what the real `vercel build` wrote — copied out of the
@@ -18,6 +18,9 @@ import { openTestDb, usingPostgres } from "../helpers/test-db.js";
  * ones (Date, Connection, Keep-Alive, Transfer-Encoding, Content-Length), and the body byte for byte, after one
  * normalisation: ISO 8601 instants and durations in `*_ms` fields (the clock moves between the two answers; such
  * bodies are never cached, so they carry no ETag). Rate limiting is off on both sides (RATE_LIMIT_PER_MINUTE=0): two processes keep two counters.
+ *
+ * With LPQS_TEST_DB_DRIVER=neon, both sides read through Neon's serverless driver (the production one), the
+ * functions as they are built, reaching the CI PostgreSQL through tests/helpers/ws-bridge.ts.
  *
  * Needs PostgreSQL (DATABASE_URL; VERCEL=1 refuses the embedded database) and Node 24 (`npm ci --prefix .ci/node24`):
  * skipped without them (the PGlite pass), except that CI's PostgreSQL pass fails without Node 24.
@@ -61,7 +64,9 @@ beforeAll(async () => {
   await insertProofs(db.db, sampleProofs({ count: 25, seed: 8 }));
   const env = {
     VERCEL: "1",
-    DATABASE_URL: db.url!,
+    // The same database, reached the same way on both sides: node-postgres, or on CI's Neon pass Neon's driver
+    // through the WebSocket bridge (tests/helpers/test-db.ts).
+    ...db.serviceEnv!,
     CRON_SECRET: SECRET,
     RATE_LIMIT_PER_MINUTE: "0",
     LOG_LEVEL: "silent",
@@ -291,7 +296,7 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
   it("0 differences over the fixed list, conditional requests included", async () => {
     const { compared, differences } = await compareAll(local, server.url, cases());
     console.log(
-      `parity: ${compared} requests compared, ${differences.length} differences (node ${server.version})`,
+      `parity: ${compared} requests compared, ${differences.length} differences (node ${server.version}, ${testDriver()} driver)`,
     );
     expect(differences).toEqual([]);
     expect(compared).toBeGreaterThan(cases().length);
