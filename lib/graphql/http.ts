@@ -202,6 +202,8 @@ const refused = (errors: readonly GraphQLError[], code: string): Outcome => ({
  * again (with other variables), and both steps depend on nothing else. Bounded: documents are the client's.
  */
 const documents = new Map<string, DocumentNode | Outcome>();
+/** Documents of this size are kept; a longer one (a generated document, an attack) is checked each time. */
+const MAX_KEPT_DOCUMENT = 8 * 1024;
 
 function checkedDocument(query: string): DocumentNode | Outcome {
   const known = documents.get(query);
@@ -225,8 +227,10 @@ function checkedDocument(query: string): DocumentNode | Outcome {
         )
       : refused([error], "InvalidQuery");
   }
-  if (documents.size >= 200) documents.clear();
-  documents.set(query, checked);
+  if (query.length <= MAX_KEPT_DOCUMENT) {
+    if (documents.size >= 200) documents.clear();
+    documents.set(query, checked);
+  }
   return checked;
 }
 

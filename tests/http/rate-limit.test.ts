@@ -147,15 +147,22 @@ describe.each(BACKENDS)("rate limit ($kind)", (backend) => {
   });
 
   it("counts per client across every public endpoint, 404s included, and never trusts X-Forwarded-For", async () => {
-    configure({ RATE_LIMIT_PER_MINUTE: "5" }, backend);
+    configure({ RATE_LIMIT_PER_MINUTE: "6" }, backend);
     await awayFromWindowEdge();
     const ip = "198.51.100.20";
-    const paths = ["/api/v0/config", "/health", "/", "/api/v0/location-proofs?limit=1", "/api/nope"];
+    const paths = [
+      "/api/v0/config",
+      "/health",
+      "/",
+      "/api/v0/location-proofs?limit=1",
+      "/graphql?query=%7BlocationProofsCount%7D",
+      "/api/nope",
+    ];
     const statuses = [];
     for (const path of paths) statuses.push((await app.request(path, from(ip))).status);
-    expect(statuses).toEqual([200, 200, 200, 200, 404]);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 404]);
     // A forged X-Forwarded-For (and a different API key) does not make a new client.
-    for (const path of [...paths, "/api/v0/location-proofs/stats"]) {
+    for (const path of [...paths, "/api/v0/location-proofs/stats", "/api/v0/location-records"]) {
       const res = await app.request(path, from(ip, { "x-forwarded-for": "192.0.2.55", "x-api-key": "k-1" }));
       expect(res.status, path).toBe(429);
       expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
