@@ -114,7 +114,7 @@ function jsonObjectParam(name: string, text: string | undefined): Record<string,
   try {
     value = JSON.parse(text);
   } catch {
-    value = [];
+    value = undefined; // not JSON: refused below, as any value that is no object
   }
   if (value !== null && (typeof value !== "object" || Array.isArray(value)))
     throw badParameter(name, `${name} must be a JSON object`);
