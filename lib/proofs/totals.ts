@@ -80,8 +80,6 @@ async function countFromDayTotals(
   // Whole days: from the first midnight at or after start to the last day ending at or before end.
   const firstDay = start === undefined ? undefined : utcDay(start + DAY_MS - 1);
   const endDay = end === undefined ? undefined : utcDay(end + 1);
-  // A window that starts within 9999-12-31 holds no whole day (the next midnight is no date): counted from the rows.
-  if (firstDay && firstDay.getUTCFullYear() > 9999) return undefined;
   const days: SQL[] = [sql`${dc.day} is not null`];
   // Either day may be 10000-01-01, the midnight after the last accepted instant: a date PostgreSQL takes (sqlDate).
   if (firstDay) days.push(sql`${dc.day} >= ${sqlDate(firstDay)}`);
