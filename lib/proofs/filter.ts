@@ -143,7 +143,10 @@ function pointInside(b: Bbox): SQL {
  * The representative point's coordinates lie in the box. Never an index condition (pointInside adds the bounds'
  * GiST condition, which finds the candidates): written over coalesce(x, x), which the longitude and latitude btrees
  * (there for sortby) cannot serve — else the planner, trusting its flat estimate for the GiST condition, ANDs in a
- * btree range over a whole continent's longitudes (137,000 entries: 24 ms at 1M).
+ * btree range over a whole continent's longitudes (137,000 entries: 24 ms at 1M). Not `wrapped`, on the plain
+ * columns: the whole test of a page that walks its order's index (bboxCondition unindexed), where the columns'
+ * statistics tell the planner how many rows pass (its estimate for coalesce(x, x) is a flat guess that tiny it scanned
+ * the table instead).
  */
 export function pointCoordinatesIn(b: Bbox, wrapped = true): SQL {
   const x = wrapped ? sql`coalesce(${p.longitude}, ${p.longitude})` : sql`${p.longitude}`;
