@@ -68,10 +68,9 @@ export type RowsQuery = {
   snapshot?: boolean;
   /**
    * With `offset`: page the sort keys first, and read the columns (or write the JSON) only for the page's rows.
-   * PostgreSQL computes a statement's select list below its LIMIT, so an OFFSET of half a million built half a
-   * million rows' JSON to discard them (and ran out of its time budget); the keys alone are read from the order
-   * index (without visiting the table where the filter allows: an index-only scan), and the page's rows are then
-   * found by primary key.
+   * PostgreSQL computes a statement's select list below its LIMIT, so a deep OFFSET built the JSON of every row it
+   * skipped, and ran out of its time budget; the keys alone are read from the order index (without visiting the
+   * table where the filter allows: an index-only scan), and the page's rows are then found by primary key.
    */
   keysFirst?: boolean;
 };
