@@ -1,6 +1,7 @@
 import { escapeHtml as e } from "../../html/escape.js";
 import { type Crumb, mapSection, page, SITE_PATHS } from "../../html/layout.js";
 import { humanTime, linkList, pager, proofTable, shortHex, summaryOf, timeCell } from "../../html/parts.js";
+import { MAX_ZOOM } from "../../tiles/web-mercator.js";
 import type { OgcFeature } from "../feature.js";
 import { type Collection, type Link, OGC_MAX_LIMIT, PATHS, REL } from "../vocabulary.js";
 
@@ -260,5 +261,114 @@ export function queryablesHtml(
     ],
     lead: `${e(doc.description)} Use them in <code>filter=</code> (CQL2 text) and <code>sortby=</code>.`,
     body: `<div class="table-wrap"><table class="data"><thead><tr><th scope="col">Property</th><th scope="col">Type</th><th scope="col">Meaning</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+  });
+}
+
+/** A tile resource's links for people, without the templated tile link (not a page to open). */
+const browsable = (links: readonly Link[]) => links.filter((l) => !l.templated);
+
+const tileTemplateOf = (links: readonly Link[]) => links.find((l) => l.rel === REL.item && l.templated)?.href;
+
+/** How to use a tile URL template from QGIS, GDAL and a web map (the same words as docs/tiles.md). */
+function tileUse(template: string): string {
+  const xyz = template.replace("{tileMatrix}", "{z}").replace("{tileCol}", "{x}").replace("{tileRow}", "{y}");
+  return `<h2>Use the tiles</h2>
+<p>Tile URL (Mapbox Vector Tiles, <code>{z}/{x}/{y}</code>):</p>
+<p><code class="copyable">${e(xyz)}</code> <button type="button" class="copy" data-copy="${e(xyz)}" title="Copy the URL" hidden>Copy</button></p>
+<p>In QGIS: <em>Layer → Add Layer → Add Vector Tile Layer</em>, new generic connection with this URL, zoom 0 to ${MAX_ZOOM}.</p>
+<p>With GDAL: <code>ogrinfo MVT:${e(xyz.replace("{z}/{x}/{y}", "0/0/0"))}</code></p>`;
+}
+
+export function tilesetsHtml(
+  doc: { tilesets: { title?: string; links: Link[] }[]; links: Link[] },
+  href: Href,
+  collection: Collection,
+): string {
+  const cards = doc.tilesets
+    .map((t) => {
+      const self = t.links.find((l) => l.rel === REL.self)?.href ?? "";
+      return `<section class="card"><h2><a href="${e(`${self}${self.includes("?") ? "&" : "?"}f=html`)}">${e(t.title ?? "Tileset")}</a></h2>
+<p>WebMercatorQuad, Mapbox Vector Tiles.</p></section>`;
+    })
+    .join("\n");
+  return page({
+    title: `Tilesets of ${collection.title}`,
+    section: "ogc",
+    crumbs: [ogcHome(href), collectionsCrumb(href), collectionCrumb(href, collection), { title: "Tiles" }],
+    lead: "The collection as vector tiles, for map clients.",
+    body: `<div class="cards">${cards}</div>${linkList(doc.links)}`,
+  });
+}
+
+export function tilesetHtml(
+  doc: { title: string; description: string; links: Link[]; layers: { id: string; description: string }[] },
+  href: Href,
+  collection: Collection,
+): string {
+  const template = tileTemplateOf(doc.links);
+  const layers = doc.layers.map((l) => `<li><code>${e(l.id)}</code>: ${e(l.description)}</li>`).join("");
+  return page({
+    title: doc.title,
+    section: "ogc",
+    crumbs: [
+      ogcHome(href),
+      collectionsCrumb(href),
+      collectionCrumb(href, collection),
+      { title: "Tiles", href: `${href(PATHS.tilesets(collection.id))}?f=html` },
+      { title: "WebMercatorQuad" },
+    ],
+    lead: e(doc.description),
+    body: `<h2>Layers</h2><ul class="plain">${layers}</ul>
+${template ? tileUse(template) : ""}
+${linkList(browsable(doc.links))}`,
+  });
+}
+
+export function tileMatrixSetsHtml(
+  doc: { tileMatrixSets: { id: string; title: string; links: Link[] }[]; links: Link[] },
+  href: Href,
+): string {
+  const items = doc.tileMatrixSets
+    .map(
+      (t) =>
+        `<li><a href="${e(`${href(PATHS.tileMatrixSet(t.id))}?f=html`)}">${e(t.id)}</a>: ${e(t.title)}</li>`,
+    )
+    .join("");
+  return page({
+    title: "Tile matrix sets",
+    section: "ogc",
+    crumbs: [ogcHome(href), { title: "Tile matrix sets" }],
+    lead: "The tiling schemes the tiles use.",
+    body: `<ul class="plain">${items}</ul>${linkList(doc.links)}`,
+  });
+}
+
+export function tileMatrixSetHtml(
+  doc: {
+    id: string;
+    title: string;
+    crs: string;
+    tileMatrices: { id: string; matrixWidth: number; cellSize: number; scaleDenominator: number }[];
+    links: Link[];
+  },
+  href: Href,
+): string {
+  const rows = doc.tileMatrices
+    .map(
+      (m) =>
+        `<tr><td>${e(m.id)}</td><td>${e(m.matrixWidth)} × ${e(m.matrixWidth)}</td><td>${e(m.cellSize.toPrecision(6))}</td><td>${e(Math.round(m.scaleDenominator))}</td></tr>`,
+    )
+    .join("");
+  return page({
+    title: doc.id,
+    section: "ogc",
+    crumbs: [
+      ogcHome(href),
+      { title: "Tile matrix sets", href: `${href(PATHS.tileMatrixSets)}?f=html` },
+      { title: doc.id },
+    ],
+    lead: `${e(doc.title)}: ${e(doc.crs)}, 256-pixel tiles.`,
+    body: `<div class="table-wrap"><table class="data"><thead><tr><th scope="col">Tile matrix (zoom)</th><th scope="col">Tiles</th><th scope="col">Metres per pixel</th><th scope="col">Scale 1:</th></tr></thead><tbody>${rows}</tbody></table></div>
+${linkList(doc.links)}`,
   });
 }
