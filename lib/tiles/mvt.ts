@@ -1,17 +1,16 @@
 import { fromVectorTileJs, type VectorTileFeatureLike, type VectorTileLayerLike } from "@maplibre/vt-pbf";
 import type { TileCluster, TileContent, TilePoint } from "./tile-content.js";
+import { CLUSTERS_LAYER, POINTS_LAYER } from "./tile-rules.js";
 import { TILE_EXTENT } from "./web-mercator.js";
 
 /**
- * A tile as a Mapbox Vector Tile (version 2), encoded by MapLibre's maintained encoder (@maplibre/vt-pbf) from two
- * layers, both always present so that a client sees the same schema in every tile:
+ * A tile as a Mapbox Vector Tile (version 2), encoded by MapLibre's maintained encoder (@maplibre/vt-pbf), with two
+ * layers (lib/tiles/tile-rules.ts):
  * - `location-proofs`: one point per proof (uid, chain, prover, event_timestamp, revoked, memo), in a points tile;
  * - `location-proof-clusters`: one point per cluster (count, and uid when the count is one), in a clusters tile.
- * The other layer of a tile is empty; a tile without proofs has both empty (a valid tile of a few dozen bytes).
+ * Both are written in every tile, the other one without features (decoders skip a layer without features); a
+ * tile without proofs has both so, a valid tile of a few dozen bytes.
  */
-export const POINTS_LAYER = "location-proofs";
-export const CLUSTERS_LAYER = "location-proof-clusters";
-export const MVT_TYPE = "application/vnd.mapbox-vector-tile";
 
 const POINT_TYPE = 1;
 

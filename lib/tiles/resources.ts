@@ -7,7 +7,7 @@ import { tileMatrixSetHtml, tileMatrixSetsHtml, tilesetHtml, tilesetsHtml } from
 import { itemsFilter } from "../ogc/items.js";
 import { hrefFor, ogcResponse } from "../ogc/respond.js";
 import { type Collection, type Link, MEDIA, PATHS, REL } from "../ogc/vocabulary.js";
-import { encodeTile, MVT_TYPE } from "./mvt.js";
+import { encodeTile } from "./mvt.js";
 import { tileContent } from "./tile-content.js";
 import { TILE_MATRIX_SET_IDS, tileMatrixSetDocument, WEB_MERCATOR_QUAD } from "./tile-matrix-set.js";
 import { type TileQuery, tileAddressOf, tileMatrixSetOf } from "./tile-params.js";
@@ -35,7 +35,7 @@ export async function tileResource(
     bytes: tile.byteLength,
   });
   return bytesResponse(Buffer.from(tile.buffer as ArrayBuffer, tile.byteOffset, tile.byteLength), {
-    contentType: MVT_TYPE,
+    contentType: MEDIA.mvt,
   });
 }
 

@@ -3,21 +3,9 @@ import { type Db, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
+import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
 import { candidateBounds, TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
-
-/**
- * What a tile holds, by one rule: a tile whose matching proofs are at most MAX_POINTS carries each of them as a
- * point with its id and main properties; a tile with more carries clusters instead, one per cell of an 8 × 8 grid
- * over the tile that holds proofs, with the exact number of its proofs, their mean position (inside the cell) and,
- * for a cell of one proof, that proof's id. Either way every matching proof with coordinates in the tile is counted
- * exactly once, and the tile stays small (lib/tiles/mvt.ts, TILE_BYTES_BOUND).
- */
-export const MAX_POINTS = 500;
-
-/** The cluster grid: 2^3 = 8 cells a side, each 512 of the tile's 4096 units (32 pixels of a 256-pixel tile). */
-export const CLUSTER_GRID_BITS = 3;
-export const CLUSTER_GRID = 2 ** CLUSTER_GRID_BITS;
 
 /** A proof as a tile carries it: where in the tile (0..4095), and the properties of TILE_PROPERTIES. */
 export type TilePoint = { px: number; py: number; properties: Record<string, string | boolean | null> };
@@ -28,14 +16,6 @@ export type TileCluster = { px: number; py: number; count: number; uid: string |
 export type TileContent =
   | { kind: "points"; points: TilePoint[] }
   | { kind: "clusters"; clusters: TileCluster[]; total: number };
-
-/**
- * The properties a point carries, from the one catalogue (lib/proofs/properties.ts): the id and what a map shows
- * or filters by. The memo is cut to MEMO_CHARS characters (it is free text of any length; the proof's page has it
- * whole), which keeps a point's size bounded.
- */
-export const TILE_PROPERTY_NAMES = ["uid", "chain", "prover", "event_timestamp", "revoked", "memo"] as const;
-export const MEMO_CHARS = 40;
 
 const TILE_PROPERTIES = TILE_PROPERTY_NAMES.map((name) => {
   const q = proofProperty(name);

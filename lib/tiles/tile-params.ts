@@ -4,6 +4,7 @@ import { FORMAT_ONLY } from "../http/format.js";
 import { routeParam } from "../http/query.js";
 import { ITEMS_PARAMS } from "../ogc/items-params.js";
 import { TILE_MATRIX_SET_IDS } from "./tile-matrix-set.js";
+import type { TILE_FILTER_NAMES } from "./tile-rules.js";
 import { MAX_ZOOM, type TileAddress } from "./web-mercator.js";
 
 /**
@@ -20,12 +21,9 @@ export const TILE_PARAMS = {
   filter: ITEMS_PARAMS.filter,
   "filter-lang": ITEMS_PARAMS["filter-lang"],
   "filter-crs": ITEMS_PARAMS["filter-crs"],
-};
+} satisfies Record<(typeof TILE_FILTER_NAMES)[number], v.GenericSchema>;
 
 export type TileQuery = v.InferOutput<v.ObjectSchema<typeof TILE_PARAMS, undefined>>;
-
-/** The filter parameters, by name (the tileset's links and the OpenAPI document list them). */
-export const TILE_FILTER_NAMES = Object.keys(TILE_PARAMS) as (keyof typeof TILE_PARAMS)[];
 
 /** The path segments of a tile, as Vercel passes them (lib/http/query.ts, routeParam). */
 export const TILE_ROUTE_PARAMS = ["tileMatrixSetId", "tileMatrix", "tileCol", "tileRow"] as const;

@@ -2,10 +2,9 @@ import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
 import { type Collection, CRS84, type Link, MEDIA, PATHS, REL } from "../ogc/vocabulary.js";
 import { jsonSchemaOf, proofProperty } from "../proofs/properties.js";
-import { CLUSTERS_LAYER, POINTS_LAYER } from "./mvt.js";
-import { MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-content.js";
 import { EPSG_3857, WEB_MERCATOR_QUAD, WEB_MERCATOR_QUAD_URI } from "./tile-matrix-set.js";
 import { TILE_ROUTE_PARAMS } from "./tile-params.js";
+import { CLUSTERS_LAYER, MAX_POINTS, MEMO_CHARS, POINTS_LAYER, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { MAX_LATITUDE, MAX_ZOOM, MIN_ZOOM } from "./web-mercator.js";
 
 /**

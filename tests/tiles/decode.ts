@@ -1,6 +1,6 @@
 import { VectorTile } from "@mapbox/vector-tile";
 import { PbfReader } from "pbf";
-import { CLUSTERS_LAYER, POINTS_LAYER } from "../../lib/tiles/mvt.js";
+import { CLUSTERS_LAYER, POINTS_LAYER } from "../../lib/tiles/tile-rules.js";
 
 /** A tile as the maintained decoder reads it (@mapbox/vector-tile, MapLibre's): each layer's features. */
 export type DecodedFeature = { x: number; y: number; type: number; properties: Record<string, unknown> };

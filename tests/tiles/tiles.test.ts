@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs, SYNTHETIC_CITIES } from "../../lib/local/synthetic-proofs.js";
-import { CLUSTERS_LAYER, POINTS_LAYER } from "../../lib/tiles/mvt.js";
-import { CLUSTER_GRID, MAX_POINTS } from "../../lib/tiles/tile-content.js";
+import { CLUSTER_GRID, CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER } from "../../lib/tiles/tile-rules.js";
 import { MAX_ZOOM, type TileAddress, tileBounds } from "../../lib/tiles/web-mercator.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { type DecodedTile, decodeTile } from "./decode.js";
