@@ -53,12 +53,6 @@ async function openMap(
   return { ...opened, drawn };
 }
 
-/** Waits for the map to settle again after a move (its idle event sets the attributes again). */
-async function settle(page: Page): Promise<void> {
-  await page.evaluate(() => document.getElementById("map")!.removeAttribute("data-ready"));
-  await page.waitForSelector("#map[data-ready]", { timeout: 20_000 });
-}
-
 async function countWithCoordinates(query = ""): Promise<number> {
   const res = await fetch(
     `${base}${ITEMS}?limit=1&filter=${encodeURIComponent("longitude IS NOT NULL")}${query ? `&${query}` : ""}`,
