@@ -3,6 +3,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
+import { cellCounts, countsAnswer } from "./tile-pyramid.js";
 import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
 import { candidateBounds, TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
@@ -48,24 +49,82 @@ export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
   };
 }
 
-/** The tile's content for the filter: its proofs, or their clusters. */
-export const tileContent = (db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> =>
-  tileContentFromRows(db, t, filter);
+/**
+ * The tile's content for the filter: its proofs, or their clusters. Their number decides which, and where the counts
+ * answer the filter (lib/tiles/tile-pyramid.ts) it comes from them, as the clusters do; otherwise from the rows.
+ */
+export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
+  if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
+  const cells = await cellCounts(db, t, filter);
+  const total = cells.reduce((n, c) => n + c.n, 0);
+  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter, MAX_POINTS) };
+  const singles = await singleUids(
+    db,
+    t,
+    filter,
+    cells.filter((c) => c.n === 1),
+  );
+  const clusters = cells.map((c) =>
+    clusterAt(t, {
+      mx: c.mx,
+      my: c.my,
+      n: c.n,
+      uid: c.n === 1 ? (singles.get(`${c.gx},${c.gy}`) ?? null) : null,
+    }),
+  );
+  return { kind: "clusters", clusters, total };
+}
 
 /** The tile's content for the filter (its proofs, or their clusters), read from the proofs themselves. */
 export async function tileContentFromRows(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
-  const where = whereClause(tileFilter(filter, t));
-  const whereSql = where ? sql`where ${where}` : sql``;
   // At most one more than a points tile holds: enough to know it is a clusters tile, without reading them all.
+  const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
+  if (points.length <= MAX_POINTS) return { kind: "points", points };
+  const clusters = await clustersFromRows(db, t, filter);
+  return { kind: "clusters", clusters, total: clusters.reduce((n, c) => n + c.count, 0) };
+}
+
+const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
+  const where = whereClause(tileFilter(filter, t));
+  return where ? sql`where ${where}` : sql``;
+};
+
+/** Up to `limit` of the tile's proofs, as points, in a stable order. */
+async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
   const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
   const rows = await queryRows<{ px: number; py: number } & Record<string, string | boolean | null>>(
     db,
     sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
-      from ${p} ${whereSql} limit ${sql.raw(String(MAX_POINTS + 1))}`,
+      from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
-  if (rows.length <= MAX_POINTS) return { kind: "points", points: rows.map(toPoint).sort(byUid) };
-  const clusters = await clustersFromRows(db, t, whereSql);
-  return { kind: "clusters", clusters, total: clusters.reduce((n, c) => n + c.count, 0) };
+  return rows.map(toPoint).sort(byUid);
+}
+
+/**
+ * The uid of the one proof of each cluster cell that holds one, found cell by cell: each cell is a tile of zoom
+ * z + 3 (the index finds its few candidates), so this never reads the crowded rest of the tile.
+ */
+async function singleUids(
+  db: Db,
+  t: TileAddress,
+  filter: ProofFilter,
+  cells: { gx: number; gy: number }[],
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  if (cells.length === 0) return found;
+  const z = t.z + CLUSTER_GRID_BITS;
+  const inCell = cells.map(({ gx, gy }) => {
+    const where = whereClause({ ...tileFilter({}, { z, x: gx, y: gy }), includeRevoked: true });
+    return sql`(${where})`;
+  });
+  const shift = sql.raw(String(WORLD_BITS - z));
+  const rows = await queryRows<{ gx: number; gy: number; uid: string }>(
+    db,
+    sql`select (${WX} >> ${shift})::int4 as gx, (${WY} >> ${shift})::int4 as gy, ${p.uid} as uid from ${p}
+      where ${whereClause({ ...filter, where: [...(filter.where ?? []), sql.join(inCell, sql` or `)] }) ?? sql`true`}`,
+  );
+  for (const r of rows) found.set(`${r.gx},${r.gy}`, r.uid);
+  return found;
 }
 
 const toPoint = (row: { px: number; py: number } & Record<string, string | boolean | null>): TilePoint => {
@@ -82,14 +141,14 @@ const byUid = (a: TilePoint, b: TilePoint): number => {
 };
 
 /** The clusters of a tile, grouped from its proofs in SQL (the world pixels' cell bits), row by row. */
-async function clustersFromRows(db: Db, t: TileAddress, whereSql: SQL): Promise<TileCluster[]> {
+async function clustersFromRows(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileCluster[]> {
   const shift = sql.raw(String(WORLD_BITS - t.z - CLUSTER_GRID_BITS));
   const rows = await queryRows<ClusterRow>(
     db,
-    sql`select (sx / n)::float8 as mx, (sy / n)::float8 as my, n::int4 as n, uid from (
+    sql`select (sx / n)::float8 as mx, (sy / n)::float8 as my, n::float8 as n, uid from (
         select w.wx >> ${shift} as gx, w.wy >> ${shift} as gy, count(*) as n, sum(w.wx) as sx, sum(w.wy) as sy,
           case when count(*) = 1 then min(w.uid) end as uid
-        from (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid from ${p} ${whereSql}) w
+        from (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid from ${p} ${whereOf(filter, t)}) w
         group by 1, 2) c
       order by gy, gx`,
   );
