@@ -33,3 +33,10 @@ export const TILE_FILTER_NAMES = [
   "filter-lang",
   "filter-crs",
 ] as const;
+
+/**
+ * The most bytes a tile takes: a points tile of MAX_POINTS proofs whose every value is as long as it can be (its own
+ * uid, prover and event time, a memo of MEMO_CHARS four-byte characters) stays under it (tests/tiles/mvt.test.ts),
+ * and a clusters tile of CLUSTER_GRID² clusters takes a few kilobytes.
+ */
+export const TILE_BYTES_BOUND = 192 * 1024;
