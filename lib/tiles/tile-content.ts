@@ -102,7 +102,7 @@ async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: numb
 
 /**
  * The uid of the one proof of each cluster cell that holds one, found cell by cell: each cell is a tile of zoom
- * z + 3 (the index finds its few candidates), so this never reads the crowded rest of the tile.
+ * z + 3, its own subquery finds its candidates through the index, so this never reads the crowded rest of the tile.
  */
 async function singleUids(
   db: Db,
@@ -113,16 +113,11 @@ async function singleUids(
   const found = new Map<string, string>();
   if (cells.length === 0) return found;
   const z = t.z + CLUSTER_GRID_BITS;
-  const inCell = cells.map(({ gx, gy }) => {
-    const where = whereClause({ ...tileFilter({}, { z, x: gx, y: gy }), includeRevoked: true });
-    return sql`(${where})`;
-  });
-  const shift = sql.raw(String(WORLD_BITS - z));
-  const rows = await queryRows<{ gx: number; gy: number; uid: string }>(
-    db,
-    sql`select (${WX} >> ${shift})::int4 as gx, (${WY} >> ${shift})::int4 as gy, ${p.uid} as uid from ${p}
-      where ${whereClause({ ...filter, where: [...(filter.where ?? []), sql.join(inCell, sql` or `)] }) ?? sql`true`}`,
+  const each = cells.map(
+    ({ gx, gy }) =>
+      sql`(select ${gx}::int4 as gx, ${gy}::int4 as gy, ${p.uid} as uid from ${p} ${whereOf(filter, { z, x: gx, y: gy })} limit 1)`,
   );
+  const rows = await queryRows<{ gx: number; gy: number; uid: string }>(db, sql.join(each, sql` union all `));
   for (const r of rows) found.set(`${r.gx},${r.gy}`, r.uid);
   return found;
 }

@@ -11,7 +11,8 @@
 #      features without geometry that the API adds by OGC Part 1's rule);
 #   4. a -where "chain = 'base'" read returns exactly the base proofs, and the server's log shows that GDAL sent the
 #      filter as a query parameter (it does so only when the OpenAPI document declares `chain` on the items path);
-#   5. GDAL's MVT driver reads the z0 vector tile, with and without a filter: the same proofs as the items.
+#   5. GDAL's MVT driver reads the z0 vector tile, with and without a filter: the same proofs as the items; QGIS
+#      renders the tiles where PyQGIS is installed.
 # Exits non-zero on any failure. Takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -175,5 +176,15 @@ if [ "$(printf '%s\n3.7\n' "$GDAL_VERSION" | sort -V | head -n1)" = "3.7" ]; the
   ok "GDAL's OGCAPI driver read the tileset (API=TILES)"
 else
   echo "ogc-clients: skipped: the tileset through GDAL's OGCAPI driver (GDAL $GDAL_VERSION reads only draft tile matrix sets)"
+fi
+# QGIS loads the tile URL template as a vector tile layer and renders the proofs (scripts/ci/qgis-tiles.py), where
+# PyQGIS is installed (apt-get install -y --no-install-recommends python3-qgis qgis-providers: large, so CI does not
+# install it for this).
+if /usr/bin/python3 -c "import qgis.core" 2>/dev/null; then
+  QT_QPA_PLATFORM=offscreen /usr/bin/python3 scripts/ci/qgis-tiles.py "$BASE" "$WORK/qgis-tiles.png" >"$WORK/qgis.out" 2>&1 \
+    || fail "QGIS: $(tail -n 3 "$WORK/qgis.out")"
+  ok "$(grep -o 'QGIS .* rendered the tiles[^)]*)' "$WORK/qgis.out")"
+else
+  echo "ogc-clients: skipped: QGIS rendering the tiles (PyQGIS not installed)"
 fi
 echo "ogc-clients: $passed passed, 0 failed"
