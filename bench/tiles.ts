@@ -16,7 +16,7 @@
  *    the SQL alone: a tile server's HTTP would come on top): where ours holds points, both send the same points and
  *    the ratio of ours (HTTP) to PostGIS (SQL) is printed; where ours holds clusters, PostGIS would send every point:
  *    both sizes and times are printed.
- * With a chain filter (the map's control) the same, for the tiles of z0–z10 the counts serve.
+ * With a chain filter (the map's control) the same, for the tiles of z0–z12 the counts serve.
  *
  * Options: --rows N (1,000,000), --iterations K (15 per tile), --warm-up W (3 rounds), --keep (keep the database
  * for the next run, which reuses it while it holds the same N proofs, loaded the same day), --max-zoom Z (16).
@@ -24,10 +24,11 @@
 import http from "node:http";
 import { VectorTile } from "@mapbox/vector-tile";
 import { sql } from "drizzle-orm";
-import pg from "pg";
 import { PbfReader } from "pbf";
+import pg from "pg";
 import { connect, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
 import { SYNTHETIC_CITIES } from "../lib/local/synthetic-proofs.js";
+import { COUNTS_MAX_ZOOM } from "../lib/tiles/tile-pyramid.js";
 import { CLUSTERS_LAYER, POINTS_LAYER } from "../lib/tiles/tile-rules.js";
 import { MAX_LATITUDE, type TileAddress } from "../lib/tiles/web-mercator.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
@@ -82,7 +83,9 @@ function decode(bytes: Buffer): Decoded {
 
 /** The PostGIS copy: the points of the proofs that have coordinates, in EPSG:3857, with the tile's properties. */
 async function preparePostgis(): Promise<boolean> {
-  const [available] = await admin("select count(*)::int as n from pg_available_extensions where name = 'postgis'");
+  const [available] = await admin(
+    "select count(*)::int as n from pg_available_extensions where name = 'postgis'",
+  );
   if (!available?.n) {
     console.log(
       "PostGIS is not installed: no side-by-side figures (`bash bench/peers.sh` installs it, or apt-get install postgresql-15-postgis-3)",
@@ -214,7 +217,11 @@ async function main() {
     const all = tilesOf("");
     const plain = await run("Every tile, z0 to z" + MAX_Z, all, false);
     await run("Right after a write (a proof inserted into the tile before each request)", all, true);
-    await run("With a chain filter (chain=base), z0 to z10", tilesOf("?chain=base", 10), false);
+    await run(
+      `With a chain filter (chain=base), z0 to z${COUNTS_MAX_ZOOM}`,
+      tilesOf("?chain=base", COUNTS_MAX_ZOOM),
+      false,
+    );
 
     if (postgis) {
       console.log(
@@ -264,7 +271,7 @@ async function writeInto(db: Awaited<ReturnType<typeof connect>>["db"], t: TileA
   const n = 2 ** t.z;
   const lon = ((t.x + 0.5) / n) * 360 - 180;
   const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (t.y + 0.5)) / n))) * 180) / Math.PI;
-  const uid = `0x${writes.toString(16).padStart(64, "f")}`;
+  const uid = `0x${"e".repeat(48)}${writes.toString(16).padStart(16, "0")}`;
   await db.execute(sql`insert into location_proofs (chain_id, uid, chain, schema_uid, prover, subject, attestation_time,
       block_number, block_hash, tx_hash, log_index, data, geometry, longitude, latitude, min_lon, min_lat, max_lon, max_lat)
     select chain_id, ${uid}, chain, schema_uid, prover, subject, now(), block_number, block_hash, tx_hash, log_index, data,

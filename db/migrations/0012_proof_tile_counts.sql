@@ -22,7 +22,7 @@ CREATE FUNCTION proof_tile_wy(lat float8) RETURNS int8 LANGUAGE sql IMMUTABLE PA
 $$;
 --> statement-breakpoint
 -- Kept exact as proof_counts is (0003): statement-level triggers with transition tables, one upsert per group in key
--- order, in the writing transaction, on the levels 3, 5, 7, 9, 11 and 13 (lib/tiles/tile-pyramid.ts,
+-- order, in the writing transaction, on the levels 3, 5, 7, 9, 11, 13 and 15 (lib/tiles/tile-pyramid.ts,
 -- TILE_COUNT_LEVELS). A cell is the world pixel's leading `level` bits. Cells emptied by deletes stay, with n = 0.
 CREATE FUNCTION proof_tile_counts_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -30,7 +30,7 @@ BEGIN
   SELECT l.level, (p.wx >> (32 - l.level))::int AS x, (p.wy >> (32 - l.level))::int AS y, p.chain,
     count(*) AS n, sum(p.wx)::int8 AS sx, sum(p.wy)::int8 AS sy
   FROM (SELECT chain, proof_tile_wx(longitude) AS wx, proof_tile_wy(latitude) AS wy FROM new_rows WHERE longitude IS NOT NULL) AS p
-  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13)) AS l(level)
+  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13), (15)) AS l(level)
   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
   ON CONFLICT (level, x, y, chain) DO UPDATE SET n = c.n + excluded.n, sx = c.sx + excluded.sx, sy = c.sy + excluded.sy;
   RETURN NULL;
@@ -42,7 +42,7 @@ BEGIN
   SELECT l.level, (p.wx >> (32 - l.level))::int AS x, (p.wy >> (32 - l.level))::int AS y, p.chain,
     -count(*) AS n, -sum(p.wx)::int8 AS sx, -sum(p.wy)::int8 AS sy
   FROM (SELECT chain, proof_tile_wx(longitude) AS wx, proof_tile_wy(latitude) AS wy FROM old_rows WHERE longitude IS NOT NULL) AS p
-  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13)) AS l(level)
+  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13), (15)) AS l(level)
   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
   ON CONFLICT (level, x, y, chain) DO UPDATE SET n = c.n + excluded.n, sx = c.sx + excluded.sx, sy = c.sy + excluded.sy;
   RETURN NULL;
@@ -56,13 +56,13 @@ BEGIN
   FROM (SELECT l.level, (p.wx >> (32 - l.level))::int AS x, (p.wy >> (32 - l.level))::int AS y, p.chain,
     count(*) AS n, sum(p.wx)::int8 AS sx, sum(p.wy)::int8 AS sy
   FROM (SELECT chain, proof_tile_wx(longitude) AS wx, proof_tile_wy(latitude) AS wy FROM new_rows WHERE longitude IS NOT NULL) AS p
-  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13)) AS l(level)
+  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13), (15)) AS l(level)
   GROUP BY 1, 2, 3, 4
     UNION ALL
     SELECT l.level, (p.wx >> (32 - l.level))::int AS x, (p.wy >> (32 - l.level))::int AS y, p.chain,
     -count(*) AS n, -sum(p.wx)::int8 AS sx, -sum(p.wy)::int8 AS sy
   FROM (SELECT chain, proof_tile_wx(longitude) AS wx, proof_tile_wy(latitude) AS wy FROM old_rows WHERE longitude IS NOT NULL) AS p
-  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13)) AS l(level)
+  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13), (15)) AS l(level)
   GROUP BY 1, 2, 3, 4) AS changes
   GROUP BY 1, 2, 3, 4 HAVING sum(n) <> 0 OR sum(sx) <> 0 OR sum(sy) <> 0 ORDER BY 1, 2, 3, 4
   ON CONFLICT (level, x, y, chain) DO UPDATE SET n = c.n + excluded.n, sx = c.sx + excluded.sx, sy = c.sy + excluded.sy;
@@ -91,5 +91,5 @@ INSERT INTO proof_tile_counts (level, x, y, chain, n, sx, sy)
 SELECT l.level, (p.wx >> (32 - l.level))::int AS x, (p.wy >> (32 - l.level))::int AS y, p.chain,
     count(*) AS n, sum(p.wx)::int8 AS sx, sum(p.wy)::int8 AS sy
   FROM (SELECT chain, proof_tile_wx(longitude) AS wx, proof_tile_wy(latitude) AS wy FROM location_proofs WHERE longitude IS NOT NULL) AS p
-  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13)) AS l(level)
+  CROSS JOIN (VALUES (3), (5), (7), (9), (11), (13), (15)) AS l(level)
   GROUP BY 1, 2, 3, 4;

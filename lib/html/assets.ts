@@ -151,6 +151,35 @@ export const SITE_JS = `"use strict";
 `;
 
 /**
+ * Natural Earth's rings that cross the antimeridian (Fiji, Russia, Antarctica) jump between +180 and -180, which a
+ * flat map draws as a line across the world: both maps unwrap their longitudes so each ring stays continuous (past
+ * 180 where needed), and close a ring that goes round a pole along that pole. Plain ES5, inserted into both scripts.
+ */
+const OUTLINE_RINGS_JS = `function unwrap(ring) {
+  var out = [], offset = 0;
+  for (var i = 0; i < ring.length; i++) {
+    if (i > 0) {
+      var step = ring[i][0] - ring[i - 1][0];
+      if (step > 180) offset -= 360; else if (step < -180) offset += 360;
+    }
+    out.push([ring[i][0] + offset, ring[i][1]]);
+  }
+  if (offset !== 0) {
+    var first = out[0], last = out[out.length - 1], pole = first[1] < 0 ? -90 : 90;
+    out.push([last[0], pole], [first[0], pole], first);
+  }
+  return out;
+}
+function unwrapAll(collection) {
+  collection.features.forEach(function (f) {
+    var g = f.geometry;
+    var polygons = !g ? [] : g.type === "Polygon" ? [g.coordinates] : g.type === "MultiPolygon" ? g.coordinates : [];
+    polygons.forEach(function (rings) { for (var i = 0; i < rings.length; i++) rings[i] = unwrap(rings[i]); });
+  });
+  return collection;
+}`;
+
+/**
  * The map: Natural Earth country outlines (world-atlas TopoJSON from our own origin, turned into GeoJSON by
  * topojson-client; 1:110m at world scale, 1:50m once zoomed in) under the features, and the configured raster tiles
  * (map-config.tiles) above the outlines when there are any, so the outlines remain wherever tiles cannot load.
@@ -181,32 +210,7 @@ export const MAP_JS = `"use strict";
   var outlines = L.layerGroup().addTo(map);
   var renderer = L.svg({ pane: "basemap", padding: 0.5 });
   var loaded = null;
-  // Natural Earth's rings that cross the antimeridian (Fiji, Russia, Antarctica) jump between +180 and -180, which
-  // a flat map draws as a line across the world: unwrap their longitudes so each ring stays continuous (past 180
-  // where needed), and close a ring that goes round a pole along that pole.
-  function unwrap(ring) {
-    var out = [], offset = 0;
-    for (var i = 0; i < ring.length; i++) {
-      if (i > 0) {
-        var step = ring[i][0] - ring[i - 1][0];
-        if (step > 180) offset -= 360; else if (step < -180) offset += 360;
-      }
-      out.push([ring[i][0] + offset, ring[i][1]]);
-    }
-    if (offset !== 0) {
-      var first = out[0], last = out[out.length - 1], pole = first[1] < 0 ? -90 : 90;
-      out.push([last[0], pole], [first[0], pole], first);
-    }
-    return out;
-  }
-  function unwrapAll(collection) {
-    collection.features.forEach(function (f) {
-      var g = f.geometry;
-      var polygons = !g ? [] : g.type === "Polygon" ? [g.coordinates] : g.type === "MultiPolygon" ? g.coordinates : [];
-      polygons.forEach(function (rings) { for (var i = 0; i < rings.length; i++) rings[i] = unwrap(rings[i]); });
-    });
-    return collection;
-  }
+  ${OUTLINE_RINGS_JS}
   function drawOutlines(file) {
     if (loaded === file || !window.topojson) return;
     loaded = file;
@@ -488,12 +492,7 @@ function drawOutlines(map, config) {
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error(file + ": HTTP " + r.status))))
       .then((topology) => {
         if (loaded !== file) return;
-        const countries = window.topojson.feature(topology, topology.objects.countries);
-        for (const f of countries.features) {
-          const g = f.geometry;
-          const polygons = !g ? [] : g.type === "Polygon" ? [g.coordinates] : g.type === "MultiPolygon" ? g.coordinates : [];
-          for (const rings of polygons) for (let i = 0; i < rings.length; i++) rings[i] = unwrap(rings[i]);
-        }
+        const countries = unwrapAll(window.topojson.feature(topology, topology.objects.countries));
         map.getSource("countries").setData(countries);
         map.getContainer().setAttribute("data-basemap", file);
         map.getContainer().setAttribute("data-countries", String(countries.features.length));
@@ -504,20 +503,5 @@ function drawOutlines(map, config) {
   map.on("zoomend", () => { if (map.getZoom() >= 4) load("countries-50m.json"); });
 }
 
-function unwrap(ring) {
-  const out = [];
-  let offset = 0;
-  for (let i = 0; i < ring.length; i++) {
-    if (i > 0) {
-      const step = ring[i][0] - ring[i - 1][0];
-      if (step > 180) offset -= 360; else if (step < -180) offset += 360;
-    }
-    out.push([ring[i][0] + offset, ring[i][1]]);
-  }
-  if (offset !== 0) {
-    const first = out[0], last = out[out.length - 1], pole = first[1] < 0 ? -85 : 85;
-    out.push([last[0], pole], [first[0], pole], first);
-  }
-  return out;
-}
+${OUTLINE_RINGS_JS}
 `;

@@ -11,7 +11,7 @@ import { encodeTile } from "./mvt.js";
 import { tileContent } from "./tile-content.js";
 import { TILE_MATRIX_SET_IDS, tileMatrixSetDocument, WEB_MERCATOR_QUAD } from "./tile-matrix-set.js";
 import { type TileQuery, tileAddressOf, tileMatrixSetOf } from "./tile-params.js";
-import { tilesetDocument, tilesetsDocument } from "./tileset.js";
+import { selfAndAlternate, tilesetDocument, tilesetsDocument } from "./tileset.js";
 
 /** The tile resources as responses: the one call each tile route makes after parsing its query. */
 
@@ -51,20 +51,8 @@ export const tilesetResource = (request: Request, format: Format, collection: Co
   );
 };
 
-const selfLinks = (request: Request, path: string, format: Format, title: string): Link[] => [
-  {
-    href: absoluteUrl(request, path, format === "html" ? { f: "html" } : {}),
-    rel: REL.self,
-    type: format === "html" ? MEDIA.html : MEDIA.json,
-    title,
-  },
-  {
-    href: absoluteUrl(request, path, { f: format === "html" ? "json" : "html" }),
-    rel: REL.alternate,
-    type: format === "html" ? MEDIA.json : MEDIA.html,
-    title,
-  },
-];
+const selfLinks = (request: Request, path: string, format: Format, title: string): Link[] =>
+  selfAndAlternate((params) => absoluteUrl(request, path, params), format, title);
 
 /** GET /api/ogc/tileMatrixSets */
 export const tileMatrixSetsResource = (request: Request, format: Format) =>

@@ -103,6 +103,7 @@ async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: numb
 /**
  * The uid of the one proof of each cluster cell that holds one, found cell by cell: each cell is a tile of zoom
  * z + 3, its own subquery finds its candidates through the index, so this never reads the crowded rest of the tile.
+ * (No LIMIT: each finds its one proof, and a LIMIT 1 would tempt the planner to walk another index in order.)
  */
 async function singleUids(
   db: Db,
@@ -115,7 +116,7 @@ async function singleUids(
   const z = t.z + CLUSTER_GRID_BITS;
   const each = cells.map(
     ({ gx, gy }) =>
-      sql`(select ${gx}::int4 as gx, ${gy}::int4 as gy, ${p.uid} as uid from ${p} ${whereOf(filter, { z, x: gx, y: gy })} limit 1)`,
+      sql`(select ${gx}::int4 as gx, ${gy}::int4 as gy, ${p.uid} as uid from ${p} ${whereOf(filter, { z, x: gx, y: gy })})`,
   );
   const rows = await queryRows<{ gx: number; gy: number; uid: string }>(db, sql.join(each, sql` union all `));
   for (const r of rows) found.set(`${r.gx},${r.gy}`, r.uid);

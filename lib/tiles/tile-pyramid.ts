@@ -12,8 +12,8 @@ import type { TileAddress } from "./web-mercator.js";
  * z + 4 and adds up each 2 × 2 of its 256 cells: a few hundred rows at most, where a tile near the world's zoom
  * holds up to every proof. Used up to COUNTS_MAX_ZOOM; deeper tiles hold few enough proofs to read them.
  */
-export const TILE_COUNT_LEVELS = [3, 5, 7, 9, 11, 13] as const;
-export const COUNTS_MAX_ZOOM = 10;
+export const TILE_COUNT_LEVELS = [3, 5, 7, 9, 11, 13, 15] as const;
+export const COUNTS_MAX_ZOOM = 12;
 
 /**
  * Whether the counts answer the tile: a zoom they cover, and a filter that tests nothing but the chain (the counts

@@ -1,6 +1,6 @@
 import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
-import { type Collection, CRS84, type Link, MEDIA, PATHS, REL } from "../ogc/vocabulary.js";
+import { alternates, type Collection, CRS84, type Link, MEDIA, PATHS, REL } from "../ogc/vocabulary.js";
 import { jsonSchemaOf, proofProperty } from "../proofs/properties.js";
 import { EPSG_3857, WEB_MERCATOR_QUAD, WEB_MERCATOR_QUAD_URI } from "./tile-matrix-set.js";
 import { TILE_ROUTE_PARAMS } from "./tile-params.js";
@@ -30,23 +30,26 @@ export function tileTemplate(request: Request, collection: Collection): string {
   return `${path}${template}${query ? `?${query}` : ""}`;
 }
 
+/**
+ * A resource's self and alternate links in the negotiated format: `href` gives its URL with an `f` (or none, for
+ * the JSON self link).
+ */
+export function selfAndAlternate(
+  href: (params: Record<string, string>) => string,
+  format: Format,
+  title: string,
+): Link[] {
+  const { selfType, otherType, otherF } = alternates(format, MEDIA.json);
+  return [
+    { href: href(format === "html" ? { f: "html" } : {}), rel: REL.self, type: selfType, title },
+    { href: href({ f: otherF }), rel: REL.alternate, type: otherType, title },
+  ];
+}
+
 function tilesetLinks(request: Request, collection: Collection, format: Format, self: boolean): Link[] {
   const tileset = PATHS.tileset(collection.id, WEB_MERCATOR_QUAD);
   const links: Link[] = self
-    ? [
-        {
-          href: filtered(request, tileset, format === "html" ? { f: "html" } : {}),
-          rel: REL.self,
-          type: format === "html" ? MEDIA.html : MEDIA.json,
-          title: "This tileset",
-        },
-        {
-          href: filtered(request, tileset, { f: format === "html" ? "json" : "html" }),
-          rel: REL.alternate,
-          type: format === "html" ? MEDIA.json : MEDIA.html,
-          title: "This tileset",
-        },
-      ]
+    ? selfAndAlternate((params) => filtered(request, tileset, params), format, "This tileset")
     : [{ href: filtered(request, tileset), rel: REL.self, type: MEDIA.json, title: "The tileset" }];
   return [
     ...links,
@@ -77,20 +80,7 @@ const common = (collection: Collection) => ({
 export function tilesetsDocument(request: Request, collection: Collection, format: Format) {
   const path = PATHS.tilesets(collection.id);
   return {
-    links: [
-      {
-        href: filtered(request, path, format === "html" ? { f: "html" } : {}),
-        rel: REL.self,
-        type: format === "html" ? MEDIA.html : MEDIA.json,
-        title: "The tilesets",
-      },
-      {
-        href: filtered(request, path, { f: format === "html" ? "json" : "html" }),
-        rel: REL.alternate,
-        type: format === "html" ? MEDIA.json : MEDIA.html,
-        title: "The tilesets",
-      },
-    ] satisfies Link[],
+    links: selfAndAlternate((params) => filtered(request, path, params), format, "The tilesets"),
     tilesets: [{ ...common(collection), links: tilesetLinks(request, collection, format, false) }],
   };
 }
