@@ -58,20 +58,7 @@ export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): 
   const cells = await cellCounts(db, t, filter);
   const total = cells.reduce((n, c) => n + c.n, 0);
   if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter, MAX_POINTS) };
-  const singles = await singleUids(
-    db,
-    t,
-    filter,
-    cells.filter((c) => c.n === 1),
-  );
-  const clusters = cells.map((c) =>
-    clusterAt(t, {
-      mx: c.mx,
-      my: c.my,
-      n: c.n,
-      uid: c.n === 1 ? (singles.get(`${c.gx},${c.gy}`) ?? null) : null,
-    }),
-  );
+  const clusters = cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid }));
   return { kind: "clusters", clusters, total };
 }
 
@@ -98,29 +85,6 @@ async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: numb
       from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
   return rows.map(toPoint).sort(byUid);
-}
-
-/**
- * The uid of the one proof of each cluster cell that holds one, found cell by cell: each cell is a tile of zoom
- * z + 3, its own subquery finds its candidates through the index, so this never reads the crowded rest of the tile.
- * (No LIMIT: each finds its one proof, and a LIMIT 1 would tempt the planner to walk another index in order.)
- */
-async function singleUids(
-  db: Db,
-  t: TileAddress,
-  filter: ProofFilter,
-  cells: { gx: number; gy: number }[],
-): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  if (cells.length === 0) return found;
-  const z = t.z + CLUSTER_GRID_BITS;
-  const each = cells.map(
-    ({ gx, gy }) =>
-      sql`(select ${gx}::int4 as gx, ${gy}::int4 as gy, ${p.uid} as uid from ${p} ${whereOf(filter, { z, x: gx, y: gy })})`,
-  );
-  const rows = await queryRows<{ gx: number; gy: number; uid: string }>(db, sql.join(each, sql` union all `));
-  for (const r of rows) found.set(`${r.gx},${r.gy}`, r.uid);
-  return found;
 }
 
 const toPoint = (row: { px: number; py: number } & Record<string, string | boolean | null>): TilePoint => {
