@@ -40,12 +40,20 @@ const propertyColumns: SQL = sql.join(
  */
 export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
   const inTile = tileCondition(t);
+  const { chains, ...rest } = filter;
   return {
-    ...filter,
+    ...rest,
     bbox: candidateBounds(t),
     bboxOn: "point",
     bboxMatchesMissing: false,
-    where: [...(filter.where ?? []), ...(inTile ? [inTile] : [])],
+    where: [
+      ...(filter.where ?? []),
+      // The chain is tested on the tile's candidates, never through the chain's index: a chain holds a large share
+      // of all proofs, and the planner, misjudging the spatial condition's few rows, otherwise ANDs in a bitmap of
+      // every proof of the chain.
+      ...(chains?.length ? [sql`coalesce(${p.chain}, ${p.chain}) in ${chains}`] : []),
+      ...(inTile ? [inTile] : []),
+    ],
   };
 }
 
@@ -57,7 +65,9 @@ export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): 
   if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
   const cells = await cellCounts(db, t, filter);
   const total = cells.reduce((n, c) => n + c.n, 0);
-  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter, MAX_POINTS) };
+  // The counts say how many: no LIMIT, which would tempt the planner to walk the chain's index in order instead of
+  // finding the tile's few proofs through the spatial one.
+  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter) };
   const clusters = cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid }));
   return { kind: "clusters", clusters, total };
 }
@@ -76,13 +86,13 @@ const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
   return where ? sql`where ${where}` : sql``;
 };
 
-/** Up to `limit` of the tile's proofs, as points, in a stable order. */
-async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
+/** The tile's proofs (up to `limit` of them), as points, in a stable order. */
+async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit?: number): Promise<TilePoint[]> {
   const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
   const rows = await queryRows<{ px: number; py: number } & Record<string, string | boolean | null>>(
     db,
     sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
-      from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
+      from ${p} ${whereOf(filter, t)}${limit === undefined ? sql`` : sql` limit ${sql.raw(String(limit))}`}`,
   );
   return rows.map(toPoint).sort(byUid);
 }
