@@ -14,6 +14,8 @@ export type DevnetOptions = {
   seed?: boolean;
   /** Seconds between blocks (default 1: confirmations advance without traffic); 0 = one block per transaction. */
   blockTimeSeconds?: number;
+  /** default: the first devnet's chain id (lib/chains/registry.ts DEVNET_CHAINS) */
+  chainId?: number;
 };
 
 export type Devnet = {
@@ -33,15 +35,17 @@ export type Devnet = {
  */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const restored = options.statePath !== undefined && existsSync(options.statePath);
+  const chainId = options.chainId ?? DEVNET_CHAIN_ID;
   const anvil = await spawnAnvil({
     port: options.port,
+    chainId,
     blockTimeSeconds: options.blockTimeSeconds ?? 1,
     ...(options.statePath ? { statePath: options.statePath } : {}),
   });
   try {
     const deployment = await deployEas(anvil.rpcUrl);
     const seeded = options.seed && !restored ? (await seedDevnet(anvil.rpcUrl, deployment.eas)).uids : [];
-    return { rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, ...deployment, seeded, stop: anvil.stop };
+    return { rpcUrl: anvil.rpcUrl, chainId, ...deployment, seeded, stop: anvil.stop };
   } catch (error) {
     await anvil.stop();
     throw error;

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client.js";
 import type { NewLocationProofRow, SyncStateRow } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
-import { log } from "../log.js";
+import { errorFields, log } from "../log.js";
 import { attestationRow, type OnchainAttestation } from "./decode-attestation.js";
 import { type EasEvent, getEasLogs } from "./logs.js";
 import type { SyncOptions } from "./options.js";
@@ -139,11 +139,16 @@ export function createChainSync(deps: ChainSyncDeps) {
     } finally {
       await beat.stop();
       if (beat.leased) {
-        await releaseLease(db, chain.chainId, owner).catch(() => {});
+        // A lease left behind lapses within its period; say so, since the next runs skip the chain until then.
+        await releaseLease(db, chain.chainId, owner).catch((error) =>
+          logFailure("sync: lease not released (it lapses on its own)", error, { chain: chain.name, owner }),
+        );
         writer = { ...writer, lease: null };
       }
       outcome.rpcRequests = (deps.requests?.() ?? 0) - requestsAtStart;
-      await finishRun(db, runId, chain.chainId, outcome).catch(() => {});
+      await finishRun(db, runId, chain.chainId, outcome).catch((error) =>
+        logFailure("sync: run history not written", error, { chain: chain.name, run_id: runId }),
+      );
     }
     const result: ChainRunResult = {
       chain: chain.name,
@@ -229,7 +234,8 @@ export function createChainSync(deps: ChainSyncDeps) {
           .then((held) => {
             if (handle.leased && !held) handle.lost = true;
           })
-          .catch(() => {}) // a database blip: the next beat tries again, and the lease outlasts two misses
+          // A database blip: the next beat tries again, and the lease outlasts two misses.
+          .catch((error) => logFailure("sync: heartbeat failed", error, { chain: chain.name, run_id: runId }))
           .finally(() => {
             if (!stopped) schedule();
           });
@@ -422,6 +428,14 @@ export function createChainSync(deps: ChainSyncDeps) {
   }
 
   return { run };
+}
+
+/**
+ * A failure the run goes on despite (bookkeeping after the work, a heartbeat): never silent, one warn line with the
+ * error's fields.
+ */
+export function logFailure(msg: string, error: unknown, fields: Record<string, unknown>): void {
+  log("warn", msg, { ...fields, error: errorFields(error) });
 }
 
 /** One line for the run history and the response: the error's name, short message and the RPC detail, if any. */
