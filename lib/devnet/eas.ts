@@ -24,7 +24,7 @@ export const DEVNET_ACCOUNTS: readonly Address[] = [
 type Artifact = { abi: readonly unknown[]; bytecode: Hex };
 
 /** EAS artifacts from the dev-only eas-contracts package; loaded lazily so nothing deployed ever needs it. */
-function artifact(name: "EAS" | "SchemaRegistry"): Artifact {
+export function easArtifact(name: "EAS" | "SchemaRegistry"): Artifact {
   const require = createRequire(import.meta.url);
   return require(`@ethereum-attestation-service/eas-contracts/artifacts/contracts/${name}.sol/${name}.json`);
 }
@@ -71,8 +71,8 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
   const { publicClient, walletClient } = clients;
   await placeMulticall3(clients);
   const nonce = await publicClient.getTransactionCount({ address: DEVNET_ACCOUNTS[0]! });
-  const registryArtifact = artifact("SchemaRegistry");
-  const easArtifact = artifact("EAS");
+  const registryArtifact = easArtifact("SchemaRegistry");
+  const easContract = easArtifact("EAS");
   let schemaRegistry: Address;
   let eas: Address;
   if (nonce === 0) {
@@ -89,8 +89,8 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
     const r2 = await receiptOf(
       clients,
       await walletClient.deployContract({
-        abi: easArtifact.abi,
-        bytecode: easArtifact.bytecode,
+        abi: easContract.abi,
+        bytecode: easContract.bytecode,
         args: [schemaRegistry],
         chain: null,
       }),
@@ -170,7 +170,7 @@ export async function attest(
     hashes.push(
       await clients.walletClient.writeContract({
         address: eas,
-        abi: artifact("EAS").abi,
+        abi: easArtifact("EAS").abi,
         functionName: "multiAttest",
         args: [[{ schema: options.schemaUid ?? LOCATION_SCHEMA_UID, data }]],
         chain: null,
@@ -201,7 +201,7 @@ export async function revoke(
   const clients = devnetClients(rpcUrl, options.from);
   const hash = await clients.walletClient.writeContract({
     address: eas,
-    abi: artifact("EAS").abi,
+    abi: easArtifact("EAS").abi,
     functionName: "multiRevoke",
     args: [
       [{ schema: options.schemaUid ?? LOCATION_SCHEMA_UID, data: uids.map((uid) => ({ uid, value: 0n })) }],
