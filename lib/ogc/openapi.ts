@@ -1,10 +1,13 @@
+import * as v from "valibot";
 import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
 import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import { parameterSchema } from "../v0/openapi-params.js";
 import { VERSION } from "../version.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { apiHtml } from "./html/views.js";
+import { ITEMS_PARAMS } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 import {
   COLLECTIONS,
@@ -79,6 +82,18 @@ const itemsParameters = (c: Collection): Param[] => [
     "Network name(s), comma-separated.",
     { type: "array", items: { type: "string", enum: [...CHAIN_NAMES] } },
     { style: "form", explode: false },
+  ),
+  // The record's source: documented from their validators (lib/ogc/items-params.ts).
+  ...(["schema", "protocolVersion", "locationType"] as const).map((name) =>
+    query(
+      name,
+      v.getDescription(ITEMS_PARAMS[name].wrapped) ?? "",
+      parameterSchema(ITEMS_PARAMS[name].wrapped),
+      {
+        style: "form",
+        explode: false,
+      },
+    ),
   ),
   query("prover", "Address of the proof creator (0x…, any case).", address),
   query("subject", "Address the proof is about (0x…, any case).", address),
