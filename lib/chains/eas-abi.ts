@@ -25,7 +25,8 @@ export const schemaRegistryAbi = parseAbi([
   "function getSchema(bytes32 uid) view returns (SchemaRecord)",
 ]);
 
-export const registeredEvent = schemaRegistryAbi[1];
+/** (parseAbi resolves the struct: the list holds the event and the function only.) */
+export const registeredEvent = schemaRegistryAbi.find((x) => x.type === "event" && x.name === "Registered")!;
 
 /** The older registries' event: `Registered(bytes32 indexed uid, address registerer)`. */
 export const registeredEventV1 = parseAbi(["event Registered(bytes32 indexed uid, address registerer)"])[0];

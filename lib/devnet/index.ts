@@ -4,13 +4,17 @@ import type { Address, Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chains/registry.js";
 import { spawnAnvil } from "./anvil.js";
 import { deployEas } from "./eas.js";
+import { seedLocationProtocol } from "./protocol-seed.js";
 import { seedDevnet } from "./seed.js";
 
 export type DevnetOptions = {
   port: number;
   /** Keep the chain across restarts (anvil --state), e.g. .data/devnet-state.json next to the PGlite database. */
   statePath?: string;
-  /** Write the sample proofs (only on a fresh chain; a restored one already has them). */
+  /**
+   * Write the sample proofs (only on a fresh chain; a restored one already has them): the v0.1 set and the Location
+   * Protocol records of the devnet's other schemas (lib/devnet/protocol-seed.ts).
+   */
   seed?: boolean;
   /** Seconds between blocks (default 1: confirmations advance without traffic); 0 = one block per transaction. */
   blockTimeSeconds?: number;
@@ -30,8 +34,8 @@ export type Devnet = {
 };
 
 /**
- * A local chain with EAS, the location-proof schema and Multicall3, for `npm run dev`, tests and benches. Loopback
- * only; anvil dies with this process.
+ * A local chain with EAS, the v0.1 location-proof schema and Multicall3 (and, seeded, the devnet's other schemas and
+ * their records), for `npm run dev`, tests and benches. Loopback only; anvil dies with this process.
  */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const restored = options.statePath !== undefined && existsSync(options.statePath);
@@ -44,7 +48,11 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   });
   try {
     const deployment = await deployEas(anvil.rpcUrl);
-    const seeded = options.seed && !restored ? (await seedDevnet(anvil.rpcUrl, deployment.eas)).uids : [];
+    const seeded: Hex[] = [];
+    if (options.seed && !restored) {
+      seeded.push(...(await seedDevnet(anvil.rpcUrl, deployment.eas)).uids);
+      seeded.push(...Object.values((await seedLocationProtocol(anvil.rpcUrl, deployment)).uids));
+    }
     return { rpcUrl: anvil.rpcUrl, chainId, ...deployment, seeded, stop: anvil.stop };
   } catch (error) {
     await anvil.stop();
