@@ -93,8 +93,9 @@ describe("a killed writer", () => {
   }, async () => {
     const truth = await chainTruth(devnet.rpcUrl, devnet.eas);
     const confirmedHead = (await blockNumber(devnet.rpcUrl)) - 2;
+    shared = await shareDb(app);
     const worker = workers.start({
-      dbUrl: (shared = await shareDb(app)).url,
+      dbUrl: shared.url,
       rpcUrl: proxy.url,
       options: OPTIONS,
       steps: true,
