@@ -159,9 +159,10 @@ const poolOptions = (url: string, budgets: DatabaseBudgets) => ({
  * PGlite is not reachable from here on purpose: it is injected (db/pglite.ts) by the dev server and tests, so it
  * is never traced into a deployed function.
  *
- * Every wait is bounded (README, "Database timeouts"): the connection (`connectTimeoutMs`, also the wait for a free
- * pool slot), each statement (server-side `statement_timeout` where the driver can send it, and always the
- * client-side deadline above), and a dead peer under an idle connection (TCP keepalive, node-postgres).
+ * Every wait is bounded (docs/security.md, "Database outages and timeouts"): the connection (`connectTimeoutMs`,
+ * also the wait for a free pool slot), each statement (server-side `statement_timeout` where the driver can send
+ * it, and always the client-side deadline above), and a dead peer under an idle connection (TCP keepalive,
+ * node-postgres).
  */
 export async function connect(
   url: string,
@@ -178,7 +179,7 @@ export async function connect(
     neonConfig.webSocketConstructor ??= ws.default as unknown as typeof WebSocket;
     // No statement_timeout startup parameter here: Neon's pooled endpoint (PgBouncer, transaction mode) refuses
     // startup parameters it does not know. The client deadline applies; the server-side limit is set on the role
-    // (README) and by SET LOCAL in the sync engine's transactions.
+    // (docs/deploy.md) and by SET LOCAL in the sync engine's transactions.
     const DeadlinePool = class extends Pool {
       constructor(options: ConstructorParameters<typeof Pool>[0]) {
         super(options);

@@ -38,9 +38,20 @@ const OUTAGE_ERRNO = new Set([
 const OUTAGE_MESSAGE =
   /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connection error and is not queryable|Client was closed|Cannot use a pool after calling end|PGlite is closed|WebSocket/i;
 
-type Described = { name?: string; message?: string; code?: unknown; cause?: unknown; errors?: unknown };
+type Described = {
+  name?: string;
+  message?: string;
+  code?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+  error?: unknown;
+};
 
-/** The error, its causes (Drizzle wraps the driver's error) and the members of an AggregateError, outermost first. */
+/**
+ * The error, its causes (Drizzle wraps the driver's error), the members of an AggregateError and the error a
+ * WebSocket ErrorEvent carries (Neon's driver fails a query so when its WebSocket cannot connect: the socket's
+ * ECONNREFUSED is inside), outermost first.
+ */
 export function errorChain(error: unknown): Described[] {
   const chain: Described[] = [];
   const visit = (e: unknown, depth: number) => {
@@ -49,6 +60,7 @@ export function errorChain(error: unknown): Described[] {
     const d = e as Described;
     if (Array.isArray(d.errors)) for (const inner of d.errors) visit(inner, depth + 1);
     visit(d.cause, depth + 1);
+    visit(d.error, depth + 1);
   };
   visit(error, 0);
   return chain;

@@ -4,8 +4,8 @@ import type { Db, DbHandle } from "./client.js";
 import * as schema from "./schema.js";
 
 /**
- * The embedded database for local runs and tests. Never imported by anything under api/ (see DESIGN.md):
- * the dev server and the tests inject it with setDatabase().
+ * The embedded database for local runs and tests. Never imported by anything under api/ (docs/architecture.md,
+ * "Runtime adapters"): the dev server and the tests inject it with setDatabase().
  *
  * `dataDir` is a folder (persistent) or undefined (in memory); `loadDataDir` restores a dumped, already migrated
  * template, which is much faster than migrating a fresh database.

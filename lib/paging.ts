@@ -25,6 +25,7 @@ export type PagingQuery = {
  * parameter is kept byte for byte (linkWith). A request may still page by `offset` (slower the deeper), but not
  * with a cursor too. `next` is given when a further row exists, `prev` when the page does not start the list.
  * `start` is the page's place in the list, for a reader ("51–100 of 120"); on a cursor page only a hint.
+ * `cursors` are the links' bare tokens, for a reader that pages without links (the GraphQL list).
  */
 export async function proofPage(request: Request, path: string, filter: ProofFilter, q: PagingQuery) {
   if (q.cursor !== undefined && q.offset !== undefined) {
@@ -58,19 +59,15 @@ export async function proofPage(request: Request, path: string, filter: ProofFil
         : 0;
   const first = rows[0];
   const last = rows.at(-1);
-  const link = (direction: Cursor["direction"], row: (typeof rows)[number], position: number) =>
-    linkWith(request, path, { limit: q.limit, cursor: encodeCursor(q.sort, direction, row, position) }, [
-      "offset",
-    ]);
   // Reading forward, rows after the page exist when `more` says so, and rows before it when it did not start the
   // list; a prev page came from the rows after it, and `more` tells whether rows lie before it.
   const hasNext = backward || more;
   const hasPrev = backward ? more : cursor !== undefined || (q.offset ?? 0) > 0;
-  return {
-    rows,
-    total,
-    start,
-    next: hasNext && last ? link("next", last, start + rows.length) : null,
-    prev: hasPrev && first ? link("prev", first, start) : null,
+  const cursors = {
+    next: hasNext && last ? encodeCursor(q.sort, "next", last, start + rows.length) : null,
+    prev: hasPrev && first ? encodeCursor(q.sort, "prev", first, start) : null,
   };
+  const link = (token: string | null) =>
+    token === null ? null : linkWith(request, path, { limit: q.limit, cursor: token }, ["offset"]);
+  return { rows, total, start, next: link(cursors.next), prev: link(cursors.prev), cursors };
 }

@@ -21,7 +21,7 @@ export type ClientOptions = {
 /**
  * A viem public client for one chain: an http transport per RPC URL, wrapped in viem's `fallback` when several are
  * configured (RPC_URL_<CHAIN>=a,b), so one failing provider does not stop the chain. The viem chain object is built
- * from our registry, never imported from viem/chains (cold start, see DESIGN.md).
+ * from our registry, never imported from viem/chains (cold start: docs/architecture.md).
  */
 export function createChainClient(chain: ChainConfig, options: ClientOptions = {}): ChainClient {
   const transport =

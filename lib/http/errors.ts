@@ -17,6 +17,9 @@ export type ErrorCode =
   | "NotFound"
   | "MethodNotAllowed"
   | "NotAcceptable"
+  | "UnsupportedMediaType"
+  | "InvalidQuery"
+  | "QueryTooComplex"
   | "TooManyRequests"
   | "InternalError"
   | "ServiceUnavailable";

@@ -67,7 +67,7 @@ export function absoluteUrl(
  * Links that carry the request's other query parameters exactly as the client sent them: each `key=value` pair of
  * the raw query string is kept byte for byte (percent-encoding included), only the named keys are replaced.
  * Re-serialising through URLSearchParams would re-encode values (a `+` or `%20` can change meaning for some
- * clients; QGIS corrupts paging exactly this way, see peers.md).
+ * clients; QGIS Server's own next links corrupt percent-encoded values this way, and break paging).
  * `drop` removes keys without replacing them, e.g. a dynamic path segment that reached the function as a query
  * parameter (`uid` on Vercel and in the local router): it belongs to the path, never to a link's query.
  */

@@ -42,12 +42,23 @@ export type RateLimiter = {
 };
 
 const failures = { count: 0, last: undefined as string | undefined, lastAt: undefined as string | undefined };
+/** When the store last answered (epoch ms): a store that is back says so at once, not a minute later. */
+let lastAnsweredAt = 0;
 let lastLogged = 0;
 let suppressed = 0;
 
-/** How often the limiter let a request through because its store failed, process-wide (for health/metrics). */
-export function rateLimitFailures(): { count: number; last: string | undefined; lastAt: string | undefined } {
-  return { ...failures };
+/**
+ * How often the limiter let a request through because its store failed, process-wide (for health/metrics), and
+ * whether it has answered since the last failure (`recovered`).
+ */
+export function rateLimitFailures(): {
+  count: number;
+  last: string | undefined;
+  lastAt: string | undefined;
+  recovered: boolean;
+} {
+  const recovered = failures.lastAt !== undefined && lastAnsweredAt >= Date.parse(failures.lastAt);
+  return { ...failures, recovered };
 }
 
 function recordFailure(backend: string, reason: string): void {
@@ -161,6 +172,7 @@ export function createRateLimiter(
           recordFailure(backend?.kind ?? "?", `store did not answer within ${STORE_TIMEOUT_MS} ms`);
           return { state: "failed-open", reason: "timeout" };
         }
+        lastAnsweredAt = Date.now();
         const counted = {
           tier: decision.tier,
           limit: result.limit,

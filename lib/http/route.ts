@@ -2,7 +2,7 @@ import { getConfig } from "../config.js";
 import { htmlErrorResponse } from "../html/error-page.js";
 import { log } from "../log.js";
 import { authorizeRestricted } from "./auth.js";
-import { CORS_HEADERS, preflight } from "./cors.js";
+import { corsHeaders, preflightWith } from "./cors.js";
 import { methodNotAllowed } from "./errors.js";
 import { requestedFormat } from "./format.js";
 import { getRateLimiter, type RateLimitOutcome, rateLimitHeaders, tooManyRequests } from "./rate-limit.js";
@@ -11,6 +11,9 @@ import { errorResponse } from "./respond.js";
 import { withSecurityHeaders } from "./security-headers.js";
 
 export type Handler = (request: Request) => Promise<Response>;
+
+/** A route's options, and the CORS headers of its methods (public routes). */
+type Options = RouteOptions & { cors: Record<string, string> };
 
 /** The methods Vercel's Node runtime dispatches to a function's exports (any other export is never called). */
 export const HTTP_METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH"] as const;
@@ -44,16 +47,18 @@ const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revali
  */
 export function route(declaration: RouteDeclaration): MethodSet {
   const { access, cache } = declaration;
-  const options: RouteOptions = { access, cache };
   const get = declaration.GET;
+  const allow = HTTP_METHODS.filter((m) =>
+    m === "HEAD" ? !!get : m === "OPTIONS" ? access === "public" : !!declaration[m],
+  );
+  const options: Options = { access, cache, cors: corsHeaders(allow) };
   const handlers: Partial<Record<HttpMethod, Handler>> = {};
   for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
     const handler = declaration[method];
     if (handler) handlers[method] = handle(handler, options);
   }
   if (get) handlers.HEAD = bodiless(handle(get, options));
-  if (access === "public") handlers.OPTIONS = preflight;
-  const allow = HTTP_METHODS.filter((m) => handlers[m]);
+  if (access === "public") handlers.OPTIONS = preflightWith(options.cors);
   // The 405 needs no access check: it reveals nothing, and it must not spend the caller's rate limit.
   const refuse = handle(
     async (request) => {
@@ -87,7 +92,7 @@ const bodiless =
  * conditional requests, and one structured log line per request. An error asked for as HTML (lib/http/format.ts)
  * becomes a page after errorResponse() built it (lib/html/error-page.ts).
  */
-function handle(handler: Handler, options: RouteOptions, checkAccess = true): Handler {
+function handle(handler: Handler, options: Options, checkAccess = true): Handler {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
     let response: Response;
@@ -120,7 +125,7 @@ function handle(handler: Handler, options: RouteOptions, checkAccess = true): Ha
 function finish(
   request: Request,
   response: Response,
-  options: RouteOptions,
+  options: Options,
   extraHeaders: Record<string, string>,
 ): Response {
   // Every response reaching here was built by a handler of ours with `new Response`, whose headers are mutable: they
@@ -135,7 +140,7 @@ function finish(
     (request.method === "GET" || request.method === "HEAD") &&
     response.status === 200;
   if (options.access === "public") {
-    for (const [key, value] of Object.entries(CORS_HEADERS)) headers.set(key, value);
+    for (const [key, value] of Object.entries(options.cors)) headers.set(key, value);
   }
   if (!headers.has("cache-control"))
     headers.set("cache-control", cacheable ? PUBLIC_CACHE_CONTROL : "no-store");

@@ -3,7 +3,7 @@ import { conformanceHtml } from "./html/views.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 
 /**
- * The conformance classes this service implements fully, and no others (peers.md: no invented URIs). Part 3
+ * The conformance classes this service implements fully, and no others (never an invented URI). Part 3
  * (Filtering) and CQL2 classes are declared only where every requirement is met: queryables, the filter parameter,
  * CQL2 text with the basic operators and the advanced comparison operators (LIKE, BETWEEN, IN). Not declared:
  * CQL2 JSON, spatial and temporal function classes (only S_INTERSECTS, T_INTERSECTS, T_AFTER, T_BEFORE are

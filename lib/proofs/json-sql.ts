@@ -18,7 +18,7 @@ import { renderedOnce as once } from "./sql-once.js";
  */
 
 /** One JSON object of the properties, in their order: row_to_json over a row of them, named as in the catalogue. */
-const objectOf = (properties: readonly ProofProperty[]): SQL =>
+const objectOf = (properties: readonly Pick<ProofProperty, "name" | "source">[]): SQL =>
   sql`(select row_to_json(r) from (select ${sql.join(
     properties.map((q) => sql`${q.source} as ${sql.identifier(q.name)}`),
     sql`, `,
@@ -26,6 +26,13 @@ const objectOf = (properties: readonly ProofProperty[]): SQL =>
 
 /** The native record (serializeProof), as text. */
 export const RECORD_JSON: SQL = once(sql`${objectOf(PROOF_PROPERTIES)}::text`);
+
+/**
+ * A JSON object of the given members (a name and its SQL source each, e.g. the catalogue's), in their order, as text:
+ * a projection of a proof, such as a GraphQL selection of its fields (lib/graphql/nodes-plan.ts).
+ */
+export const jsonTextOf = (members: readonly Pick<ProofProperty, "name" | "source">[]): SQL =>
+  once(sql`${objectOf(members)}::text`);
 
 /** The representative point as a GeoJSON Point, or null without coordinates (toFeature, the point collection). */
 const point = sql`case when ${p.longitude} is null or ${p.latitude} is null then null else ('{"type":"Point","coordinates":[' || ${p.longitude}::text || ',' || ${p.latitude}::text || ']}')::json end`;

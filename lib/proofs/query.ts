@@ -266,3 +266,10 @@ export async function findProofByUid(db: Db, uid: string): Promise<ProofRow | un
   const { rows } = await selectProofs(db, { where: eq(p.uid, uid), orderBy: [asc(p.chainId)], limit: 1 });
   return rows[0];
 }
+
+/**
+ * How many proofs match the filter, exactly: the count a page carries (from the totals where they answer it, and
+ * remembered while the snapshot holds: createCountCache), for a reader that wants the count alone (GraphQL's
+ * locationProofsCount).
+ */
+export const countMatching = (db: Db, filter: ProofFilter): Promise<number> => exactCount(db, filter);

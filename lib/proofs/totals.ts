@@ -80,6 +80,8 @@ async function countFromDayTotals(
   // Whole days: from the first midnight at or after start to the last day ending at or before end.
   const firstDay = start === undefined ? undefined : utcDay(start + DAY_MS - 1);
   const endDay = end === undefined ? undefined : utcDay(end + 1);
+  // A window that starts within 9999-12-31 holds no whole day (the next midnight is no date): counted from the rows.
+  if (firstDay && firstDay.getUTCFullYear() > 9999) return undefined;
   const days: SQL[] = [sql`${dc.day} is not null`];
   if (firstDay) days.push(sql`${dc.day} >= ${isoDay(firstDay)}::date`);
   // (The day after 9999-12-31 is no date: a window to the end of time has no upper day.)

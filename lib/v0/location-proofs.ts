@@ -12,10 +12,10 @@ import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import type { ListQuery } from "./list-params.js";
+import { listPathOf } from "./paths.js";
 
-const LIST_PATH = "/api/v0/location-proofs";
-
-function listFilter(q: ListQuery): ProofFilter {
+/** The filter model of a parsed native list query (the GraphQL list builds its filter with it too: lib/graphql/). */
+export function listFilter(q: ListQuery): ProofFilter {
   const times: TimeInterval[] = [];
   if (q.fromTimestamp || q.toTimestamp) {
     times.push({
@@ -38,13 +38,14 @@ function listFilter(q: ListQuery): ProofFilter {
 
 /**
  * The native list: one page in the default order, the total, and absolute next/prev links (a cursor each) keeping
- * every other parameter. `offset` is the one requested (0 on the first page), null on a cursor page; `start` (not in
- * the JSON) is the page's place in the list for the HTML pager, a hint on a cursor page (see proofPage). With
- * `json`, the rows are read as that JSON text (JsonRows) rather than as fields.
+ * every other parameter, on the list path the request came in by (listPathOf). `offset` is the one requested (0 on
+ * the first page), null on a cursor page; `start` (not in the JSON) is the page's place in the list for the HTML
+ * pager, a hint on a cursor page (see proofPage); `cursors` are the links' bare cursors (the GraphQL list's paging).
+ * With `json`, the rows are read as that JSON text (JsonRows) rather than as fields.
  */
-async function listPage(request: Request, q: ListQuery, json?: SQL) {
+export async function listPage(request: Request, q: ListQuery, json?: SQL) {
   const limit = q.limit;
-  const page = await proofPage(request, LIST_PATH, listFilter(q), {
+  const page = await proofPage(request, listPathOf(request), listFilter(q), {
     limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
@@ -58,7 +59,7 @@ async function listPage(request: Request, q: ListQuery, json?: SQL) {
     next: page.next,
     prev: page.prev,
   };
-  return { rows: page.rows, pagination, start: page.start };
+  return { rows: page.rows, pagination, start: page.start, cursors: page.cursors };
 }
 
 /**
@@ -69,7 +70,7 @@ export async function listResource(request: Request, q: ListQuery): Promise<Resp
   if (negotiateFormat(request, q.f) === "html") {
     const { rows, pagination, start } = await listPage(request, q);
     return htmlResponse(
-      proofsPage(request, LIST_PATH, { data: rows.map(serializeProof), pagination }, start),
+      proofsPage(request, listPathOf(request), { data: rows.map(serializeProof), pagination }, start),
     );
   }
   const { rows, pagination } = await listPage(request, q, RECORD_JSON);

@@ -6,7 +6,7 @@ import { SERVICE_NAME, VERSION } from "../version.js";
 import { LIST_PARAMS, STATS_PARAMS } from "./list-params.js";
 import { parameterSchema, queryParameters } from "./openapi-params.js";
 import { NATIVE_SCHEMAS } from "./openapi-schemas.js";
-import { DOCS_PATH, OPENAPI_PATH } from "./paths.js";
+import { DOCS_PATH, LIST_PATH, OPENAPI_PATH, RECORDS_PATH } from "./paths.js";
 
 /** The media type of this document (the OpenAPI Initiative's registered type). */
 export const OPENAPI_MEDIA_TYPE = "application/vnd.oai.openapi+json;version=3.1";
@@ -104,6 +104,22 @@ const operation = (
   get: { operationId, tags: [tag], summary, description, parameters, responses: { ...responses, ...ERRORS } },
 });
 
+/**
+ * The same operation under the name Astral's documentation uses (/api/v0/location-records…): the twin's
+ * parameters, responses and examples (its links on this path), another operationId (each must be unique).
+ */
+function alias(twin: ReturnType<typeof operation>, operationId: string, twinPath: string) {
+  const get = JSON.parse(JSON.stringify(twin.get).replaceAll(`${LIST_PATH}?`, `${RECORDS_PATH}?`));
+  return {
+    get: {
+      ...get,
+      operationId,
+      tags: ["location records (aliases)"],
+      description: `The same operation as \`${twinPath}\`, under the path Astral's documentation names; the same answers (links keep the path used). ${get.description}`,
+    },
+  };
+}
+
 const exampleProof = Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, q.example]));
 
 /** The native API (/, /health, /docs, /api/v0) as OpenAPI 3.1, its server URL that of the request. */
@@ -116,6 +132,65 @@ export function nativeOpenApiDocument(request: Request) {
     description: "Attestation uid, 0x + 64 hex digits, any case",
     schema: parameterSchema(uidParam),
   };
+  const list = operation(
+    "listLocationProofs",
+    "location proofs",
+    "List location proofs",
+    "Newest event_timestamp first (then uid, then chain id; proofs without an event time last). All filters combine with AND; revoked proofs are left out unless includeRevoked=true. Page by following pagination.next/prev (cursor links keeping every other parameter); offset also works.",
+    queryParameters(LIST_PARAMS),
+    {
+      "200": ok("A page of proofs with the total and paging links", "LocationProofList", {
+        html: true,
+        example: {
+          data: [exampleProof],
+          pagination: {
+            total: 7,
+            limit: 1,
+            offset: 0,
+            returned: 1,
+            next: `${base}/api/v0/location-proofs?limit=1&cursor=WzEsIm4iXQ.GGp3RpteiAPS`,
+            prev: null,
+          },
+        },
+      }),
+      ...NOT_MODIFIED,
+    },
+  );
+  const stats = operation(
+    "getStats",
+    "location proofs",
+    "Statistics",
+    "Counted from the data: total (revoked included), active, with coordinates, the last 24 h / 7 d / 30 d by event time, overall and per chain; per schema and per protocol version. With schema, protocolVersion or locationType, the same figures for the proofs they match.",
+    queryParameters(STATS_PARAMS),
+    {
+      "200": ok("Counts overall, per chain, per schema and per protocol version", "Stats"),
+      ...NOT_MODIFIED,
+    },
+  );
+  const proof = operation(
+    "getLocationProof",
+    "location proofs",
+    "One location proof",
+    "By attestation uid, revoked or not (see revoked and revocation_time).",
+    [uid],
+    {
+      "200": ok("The proof", "LocationProof", { example: exampleProof }),
+      ...NOT_MODIFIED,
+      "404": error("No proof has this uid", {
+        error: "Not Found",
+        code: "NotFound",
+        message: `No location proof with uid ${exampleProof.uid}`,
+      }),
+    },
+  );
+  const config = operation(
+    "getConfig",
+    "location proofs",
+    "Chains, contracts, schema and limits",
+    "The chains the service knows (each enabled one with its sync freshness) and the API's limits.",
+    queryParameters({}),
+    { "200": ok("The configuration", "Config"), ...NOT_MODIFIED },
+  );
   return {
     openapi: "3.1.0",
     info: {
@@ -127,6 +202,7 @@ export function nativeOpenApiDocument(request: Request) {
         "Every error is one object: `{ error, code, message, description, parameter? }`. Unknown or repeated query parameters are a 400; a path that does not exist is a 404 `Cannot GET <path>`; a method a path does not offer is a 405 with `Allow`. HEAD answers as GET without a body; OPTIONS is the CORS preflight (204).",
         "Public GET responses are cacheable for 30 s at a CDN and carry a strong ETag (If-None-Match → 304); errors and /health are no-store. CORS allows any origin.",
         `The OGC API - Features interface describes itself: [its OpenAPI 3.0 document](${base}/api/ogc/api), rendered at [its API page](${base}/api/ogc/api?f=html).`,
+        `GraphQL over the same proofs, with the list's filters: [${base}/graphql](${base}/graphql) (GET and POST, GraphQL over HTTP; GraphiQL for a browser; the schema by introspection).`,
       ].join("\n\n"),
     },
     servers: [{ url: base }],
@@ -136,68 +212,21 @@ export function nativeOpenApiDocument(request: Request) {
     },
     tags: [
       { name: "location proofs", description: "The native API, /api/v0" },
+      {
+        name: "location records (aliases)",
+        description: `${RECORDS_PATH}, ${RECORDS_PATH}/{uid}, /stats and /config: the same operations as their location-proofs twins, under the names Astral's documentation uses`,
+      },
       { name: "service", description: "What the service is, whether it is healthy, and its documentation" },
     ],
     paths: {
-      "/api/v0/location-proofs": operation(
-        "listLocationProofs",
-        "location proofs",
-        "List location proofs",
-        "Newest event_timestamp first (then uid, then chain id; proofs without an event time last). All filters combine with AND; revoked proofs are left out unless includeRevoked=true. Page by following pagination.next/prev (cursor links keeping every other parameter); offset also works.",
-        queryParameters(LIST_PARAMS),
-        {
-          "200": ok("A page of proofs with the total and paging links", "LocationProofList", {
-            html: true,
-            example: {
-              data: [exampleProof],
-              pagination: {
-                total: 7,
-                limit: 1,
-                offset: 0,
-                returned: 1,
-                next: `${base}/api/v0/location-proofs?limit=1&cursor=WzEsIm4iXQ.GGp3RpteiAPS`,
-                prev: null,
-              },
-            },
-          }),
-          ...NOT_MODIFIED,
-        },
-      ),
-      "/api/v0/location-proofs/stats": operation(
-        "getStats",
-        "location proofs",
-        "Statistics",
-        "Counted from the data: total (revoked included), active, with coordinates, the last 24 h / 7 d / 30 d by event time, overall and per chain; per schema and per protocol version. With schema, protocolVersion or locationType, the same figures for the proofs they match.",
-        queryParameters(STATS_PARAMS),
-        {
-          "200": ok("Counts overall, per chain, per schema and per protocol version", "Stats"),
-          ...NOT_MODIFIED,
-        },
-      ),
-      "/api/v0/location-proofs/{uid}": operation(
-        "getLocationProof",
-        "location proofs",
-        "One location proof",
-        "By attestation uid, revoked or not (see revoked and revocation_time).",
-        [uid],
-        {
-          "200": ok("The proof", "LocationProof", { example: exampleProof }),
-          ...NOT_MODIFIED,
-          "404": error("No proof has this uid", {
-            error: "Not Found",
-            code: "NotFound",
-            message: `No location proof with uid ${exampleProof.uid}`,
-          }),
-        },
-      ),
-      "/api/v0/config": operation(
-        "getConfig",
-        "location proofs",
-        "Chains, contracts, schema and limits",
-        "The chains the service knows (each enabled one with its sync freshness) and the API's limits.",
-        queryParameters({}),
-        { "200": ok("The configuration", "Config"), ...NOT_MODIFIED },
-      ),
+      [LIST_PATH]: list,
+      [`${LIST_PATH}/stats`]: stats,
+      [`${LIST_PATH}/{uid}`]: proof,
+      "/api/v0/config": config,
+      [RECORDS_PATH]: alias(list, "listLocationRecords", LIST_PATH),
+      [`${RECORDS_PATH}/stats`]: alias(stats, "getLocationRecordsStats", `${LIST_PATH}/stats`),
+      [`${RECORDS_PATH}/config`]: alias(config, "getLocationRecordsConfig", "/api/v0/config"),
+      [`${RECORDS_PATH}/{uid}`]: alias(proof, "getLocationRecord", `${LIST_PATH}/{uid}`),
       [OPENAPI_PATH]: operation(
         "getOpenApi",
         "service",

@@ -34,6 +34,7 @@ export function rootInfo(request: Request) {
       docs: link(DOCS_PATH),
       ogc: link("/api/ogc"),
       ogc_items: link("/api/ogc/collections/location-proofs/items"),
+      graphql: link("/graphql"),
       sync_status: link("/api/sync/status"),
     },
   };
@@ -248,13 +249,14 @@ async function databaseCheck(): Promise<{ check: Check; problem?: string; db?: D
 
 /**
  * The limiter fails open (a store outage never becomes a site outage), so /health stays 200 when it does; it says
- * so here instead: `failing-open` while a failure happened within the last minute.
+ * so here instead: `failing-open` while a failure happened within the last minute and the store has not answered
+ * since (a store that is back is `ok` at its first answer).
  */
 function rateLimiterCheck() {
-  const { count, lastAt } = rateLimitFailures();
+  const { count, lastAt, recovered } = rateLimitFailures();
   const recent = lastAt !== undefined && Date.now() - Date.parse(lastAt) < 60_000;
   return {
-    status: recent ? "failing-open" : "ok",
+    status: recent && !recovered ? "failing-open" : "ok",
     // The failure's text stays in the logs: it can name internal hosts.
     backend: getConfig().rateLimitPerMinute === 0 ? "off" : getRateLimiter().backend,
     failures: count,

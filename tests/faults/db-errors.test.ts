@@ -20,6 +20,15 @@ describe("database errors", () => {
     ["pool wait", new Error("timeout exceeded when trying to connect")],
     ["lost connection", new Error("Connection terminated unexpectedly")],
     ["our deadline", new DatabaseTimeoutError("no answer")],
+    [
+      // What Neon's driver rejects with when its WebSocket cannot connect: the event, the socket's error inside.
+      "a WebSocket ErrorEvent (Neon's endpoint refused)",
+      {
+        type: "error",
+        message: "connect ECONNREFUSED 127.0.0.1:443",
+        error: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:443"), { code: "ECONNREFUSED" }),
+      },
+    ],
   ])("%s is an outage, also wrapped by Drizzle", (_name, error) => {
     expect(isDatabaseOutage(error)).toBe(true);
     expect(isDatabaseOutage(wrapped(error))).toBe(true);

@@ -41,7 +41,8 @@ const OGC_ITEMS_PARAMS = [
   "sortby",
 ];
 const PARAMS_BY_PATH: [RegExp, string[]][] = [
-  [/^\/api\/v0\/location-proofs$/, Object.keys(LIST_PARAMS)],
+  [/^\/api\/v0\/location-(proofs|records)$/, Object.keys(LIST_PARAMS)],
+  [/^\/graphql$/, ["query", "operationName", "variables", "extensions"]],
   [/^\/api\/ogc\/collections\/[^/]+\/items$/, OGC_ITEMS_PARAMS],
   [/^\/api\/ogc(\/|$)/, ["f"]],
   [/^\/api\/sync(\/|$)/, ["chain", "full", "from", "to"]],
@@ -291,7 +292,21 @@ const hostileValue: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** The values a known key gets: its own hostile kinds more often, then anything. */
+/** A GraphQL document whose filter field (the native list's parameters) takes a hostile value, as a literal. */
+const graphqlQuery = fc
+  .tuple(
+    fc.constantFrom(...Object.keys(LIST_PARAMS)),
+    fc.oneof(hostileValue, fc.constantFrom(...DATETIMES)),
+    fc.integer({ min: -5, max: 5000 }),
+  )
+  .map(
+    ([key, value, first]) =>
+      `{ locationProofs(filter: { ${key}: ${JSON.stringify(value)} }, first: ${first}) { totalCount nodes { uid } } locationProofsCount(filter: { ${key}: ${JSON.stringify(value)} }) }`,
+  );
+
 const valueFor = (key: string): fc.Arbitrary<string> => {
+  if (key === "query")
+    return fc.oneof({ arbitrary: graphqlQuery, weight: 3 }, { arbitrary: hostileValue, weight: 1 });
   if (key === "filter")
     return fc.oneof({ arbitrary: cql2, weight: 3 }, { arbitrary: hostileValue, weight: 1 });
   if (/timestamp|datetime/i.test(key))

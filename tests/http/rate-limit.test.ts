@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import { createClient } from "@redis/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig, setConfig } from "../../lib/config.js";
@@ -13,26 +14,49 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { blackHole, closedPort } from "../helpers/net.js";
 import { restrictedPaths } from "../helpers/routes.js";
 import { startServerProcess } from "../helpers/serve.js";
+import { startUpstashBridge, type UpstashBridge } from "../helpers/upstash-bridge.js";
 
 /**
- * The public rate limit end to end, through the real routing. With REDIS_URL (CI's PostgreSQL pass) the limiter
- * runs against that real Redis; without it, against the in-process store. Every run uses its own key prefix so
+ * The public rate limit end to end, through the real routing, on every backend the environment can reach: with
+ * REDIS_URL (CI's PostgreSQL pass), the TCP Redis backend and the production one, Upstash's REST protocol
+ * (`@upstash/redis`, as UPSTASH_REDIS_REST_URL/TOKEN select it) through a REST→Redis bridge to that same Redis
+ * (tests/helpers/upstash-bridge.ts); without it, the in-process store. Every run uses its own key prefix so
  * concurrent runs against one Redis never share counters.
  */
 const REDIS_URL = process.env.REDIS_URL;
 const RUN = `lpqs-test:${process.pid}:${randomBytes(4).toString("hex")}`;
 let app: TestApp;
+let upstash: UpstashBridge | undefined;
 let prefixes = 0;
 
-/** A fresh configuration (and so a fresh limiter) with its own key prefix. */
-function configure(env: Record<string, string> = {}): string {
+type Backend = { kind: "memory" | "redis" | "upstash"; env(): Record<string, string> };
+const BACKENDS: Backend[] = REDIS_URL
+  ? [
+      { kind: "redis", env: () => ({ REDIS_URL }) },
+      // REDIS_URL stays set beside it, as it may in a deployment: Upstash wins.
+      { kind: "upstash", env: () => ({ REDIS_URL, ...upstash!.env }) },
+    ]
+  : [{ kind: "memory", env: () => ({}) }];
+
+/** A GET from a chosen local address (the servers key clients by the connection's address); its headers. */
+function getFrom(url: string, localAddress: string): Promise<IncomingHttpHeaders> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { localAddress }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.headers));
+    }).on("error", reject);
+  });
+}
+
+/** A fresh configuration (and so a fresh limiter) with its own key prefix, on the given backend. */
+function configure(env: Record<string, string> = {}, backend: Backend = BACKENDS[0]!): string {
   const prefix = `${RUN}:${++prefixes}`;
   setConfig(
     loadConfig({
       LOG_LEVEL: "silent",
       RATE_LIMIT_PER_MINUTE: "100",
       RATE_LIMIT_PREFIX: prefix,
-      ...(REDIS_URL ? { REDIS_URL } : {}),
+      ...backend.env(),
       ...env,
     }),
   );
@@ -54,20 +78,22 @@ async function awayFromWindowEdge(needMs = 12_000): Promise<void> {
 
 beforeAll(async () => {
   app = await createTestApp({ RATE_LIMIT_PER_MINUTE: "0" });
+  if (REDIS_URL) upstash = await startUpstashBridge(REDIS_URL);
 });
 afterAll(async () => {
   await getRateLimiter().close();
   await app.close();
+  await upstash?.close();
 });
 
-describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => {
+describe.each(BACKENDS)("rate limit ($kind)", (backend) => {
   it("uses the backend the environment selects", () => {
-    configure();
-    expect(getRateLimiter().backend).toBe(REDIS_URL ? "redis" : "memory");
+    configure({}, backend);
+    expect(getRateLimiter().backend).toBe(backend.kind);
   });
 
   it("lets 100 requests through, refuses the 101st with 429 and Retry-After; another IP is unaffected", async () => {
-    const prefix = configure();
+    const prefix = configure({}, backend);
     await awayFromWindowEdge();
     const ip = "203.0.113.7";
     for (let i = 1; i <= 100; i++) {
@@ -106,8 +132,8 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
     expect(other.status).toBe(200);
     expect(other.headers.get("ratelimit-remaining")).toBe("99");
 
-    if (REDIS_URL) {
-      // The counters really live in Redis, under this run's prefix.
+    if (backend.kind !== "memory") {
+      // The counters really live in Redis, under this run's prefix (through the bridge, for Upstash).
       const redis = createClient({ url: REDIS_URL });
       await redis.connect();
       try {
@@ -121,15 +147,22 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
   });
 
   it("counts per client across every public endpoint, 404s included, and never trusts X-Forwarded-For", async () => {
-    configure({ RATE_LIMIT_PER_MINUTE: "5" });
+    configure({ RATE_LIMIT_PER_MINUTE: "6" }, backend);
     await awayFromWindowEdge();
     const ip = "198.51.100.20";
-    const paths = ["/api/v0/config", "/health", "/", "/api/v0/location-proofs?limit=1", "/api/nope"];
+    const paths = [
+      "/api/v0/config",
+      "/health",
+      "/",
+      "/api/v0/location-proofs?limit=1",
+      "/graphql?query=%7BlocationProofsCount%7D",
+      "/api/nope",
+    ];
     const statuses = [];
     for (const path of paths) statuses.push((await app.request(path, from(ip))).status);
-    expect(statuses).toEqual([200, 200, 200, 200, 404]);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 404]);
     // A forged X-Forwarded-For (and a different API key) does not make a new client.
-    for (const path of [...paths, "/api/v0/location-proofs/stats"]) {
+    for (const path of [...paths, "/api/v0/location-proofs/stats", "/api/v0/location-records"]) {
       const res = await app.request(path, from(ip, { "x-forwarded-for": "192.0.2.55", "x-api-key": "k-1" }));
       expect(res.status, path).toBe(429);
       expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
@@ -137,7 +170,7 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
   });
 
   it("accepts X-API-Key and counts it like any other request", async () => {
-    configure({ RATE_LIMIT_PER_MINUTE: "2" });
+    configure({ RATE_LIMIT_PER_MINUTE: "2" }, backend);
     await awayFromWindowEdge();
     const headers = from("192.0.2.77", { "x-api-key": "any-key" });
     expect((await app.request("/api/v0/config", headers)).status).toBe(200);
@@ -146,7 +179,7 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
   });
 
   it("limits an IPv6 client by its /64", async () => {
-    configure({ RATE_LIMIT_PER_MINUTE: "2" });
+    configure({ RATE_LIMIT_PER_MINUTE: "2" }, backend);
     await awayFromWindowEdge();
     expect((await app.request("/api/v0/config", from("2001:db8:1:2::1"))).status).toBe(200);
     expect((await app.request("/api/v0/config", from("2001:db8:1:2:ffff::9"))).status).toBe(200);
@@ -155,7 +188,7 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
   });
 
   it("RATE_LIMIT_PER_MINUTE=0 turns limiting off (no headers, no 429)", async () => {
-    configure({ RATE_LIMIT_PER_MINUTE: "0" });
+    configure({ RATE_LIMIT_PER_MINUTE: "0" }, backend);
     for (let i = 0; i < 120; i++) {
       const res = await app.request("/api/v0/config", from("203.0.113.99"));
       expect(res.status).toBe(200);
@@ -164,7 +197,7 @@ describe(`rate limit (${REDIS_URL ? "real Redis" : "in-process store"})`, () => 
   });
 
   it("does not limit CORS preflights or the restricted endpoints", async () => {
-    configure({ RATE_LIMIT_PER_MINUTE: "1", CRON_SECRET: "s3cret" });
+    configure({ RATE_LIMIT_PER_MINUTE: "1", CRON_SECRET: "s3cret" }, backend);
     await awayFromWindowEdge();
     const ip = "203.0.113.50";
     expect((await app.request("/api/v0/config", from(ip))).status).toBe(200);
@@ -226,18 +259,76 @@ describe("fail open", () => {
   });
 });
 
+/** The Upstash backend through the bridge, which these tests stall, close and bring back. */
+const UPSTASH = BACKENDS.find((b) => b.kind === "upstash");
+
+describe.skipIf(!UPSTASH)("Upstash failing, and back (needs REDIS_URL)", () => {
+  const health = async (ip: string) =>
+    (await (await app.request("/health", from(ip))).json()).checks.rate_limiter;
+
+  it.each([
+    { fault: "stalls (requests accepted, never answered)", inject: () => upstash!.stall() },
+    { fault: "refuses connections (port closed)", inject: () => upstash!.refuse() },
+  ])(
+    "while the endpoint $fault: every request served, /health says failing-open; then limits again",
+    {
+      timeout: 60_000,
+    },
+    async ({ inject }) => {
+      configure({ RATE_LIMIT_PER_MINUTE: "3" }, UPSTASH);
+      await awayFromWindowEdge(15_000);
+      const [ip, during, after] = ["203.0.113.80", "203.0.113.81", "203.0.113.82"];
+      for (let i = 0; i < 3; i++) expect((await app.request("/api/v0/config", from(ip))).status).toBe(200);
+      expect((await app.request("/api/v0/config", from(ip))).status).toBe(429);
+      expect(await health(after)).toMatchObject({ status: "ok", backend: "upstash" });
+
+      await inject();
+      const before = rateLimitFailures().count;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        const res = await app.request("/api/v0/config", from(during));
+        expect(res.status).toBe(200);
+        expect(res.headers.get("ratelimit-limit")).toBeNull();
+        // The limiter gives the store 1 s (and the client one quick retry), then lets the request through.
+        expect(performance.now() - started).toBeLessThan(2500);
+      }
+      expect(rateLimitFailures().count - before).toBe(5);
+      const failing = await health(during);
+      expect(failing).toMatchObject({ status: "failing-open", backend: "upstash" });
+      expect(failing.failures).toBeGreaterThanOrEqual(5);
+
+      await upstash!.resume();
+      const back = await app.request("/api/v0/config", from(after));
+      expect(back.status).toBe(200);
+      expect(back.headers.get("ratelimit-remaining")).toBe("1"); // the health check above counted too
+      expect(await health(after)).toMatchObject({ status: "ok", backend: "upstash" });
+      expect((await app.request("/api/v0/config", from(after))).status).toBe(429);
+    },
+  );
+
+  it("fails open when the endpoint refuses the token (401)", async () => {
+    configure({ UPSTASH_REDIS_REST_TOKEN: "not-the-token", RATE_LIMIT_PER_MINUTE: "1" }, UPSTASH);
+    const before = rateLimitFailures().count;
+    for (let i = 0; i < 3; i++)
+      expect((await app.request("/api/v0/config", from("203.0.113.83"))).status).toBe(200);
+    expect(rateLimitFailures().count - before).toBe(3);
+    expect(rateLimitFailures().last).toMatch(/Unauthorized/);
+    expect(await health("203.0.113.83")).toMatchObject({ status: "failing-open", backend: "upstash" });
+  });
+});
+
 describe("sliding window semantics", () => {
   /**
-   * The same scenario on the in-process store and (with REDIS_URL) on Redis: the previous minute's count weighs on
+   * The same scenario on the in-process store and (with REDIS_URL) on Redis and Upstash: the previous minute's count weighs on
    * the current one in proportion to the part of the window still to run. Only Date is faked (the library passes
    * its "now" to the store); I/O and Redis run for real.
    */
-  async function scenario(kind: "memory" | "redis"): Promise<boolean[][]> {
+  async function scenario(kind: Backend["kind"]): Promise<boolean[][]> {
     const config = loadConfig({
       LOG_LEVEL: "silent",
       RATE_LIMIT_PER_MINUTE: "10",
       RATE_LIMIT_PREFIX: `${RUN}:window:${kind}`,
-      ...(kind === "redis" ? { REDIS_URL: REDIS_URL! } : {}),
+      ...BACKENDS.find((b) => b.kind === kind)?.env(),
     });
     const backend =
       kind === "memory" ? { kind, store: createMemoryStore(), close: async () => {} } : createBackend(config);
@@ -276,6 +367,10 @@ describe("sliding window semantics", () => {
 
   it.skipIf(!REDIS_URL)("on Redis: the same answers, request for request", async () => {
     expect(await scenario("redis")).toEqual(expected);
+  });
+
+  it.skipIf(!REDIS_URL)("on Upstash (REST): the same answers, request for request", async () => {
+    expect(await scenario("upstash")).toEqual(expected);
   });
 });
 
@@ -327,27 +422,42 @@ describe("backend selection", () => {
 });
 
 // Needs a Redis both processes reach: skipped without REDIS_URL (CI sets it on its PostgreSQL pass).
-describe.skipIf(!REDIS_URL)("two server processes (needs REDIS_URL)", () => {
-  it("share one limit through Redis", { timeout: 90_000 }, async () => {
-    const prefix = `${RUN}:processes`;
-    const env = { REDIS_URL: REDIS_URL!, RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_PREFIX: prefix };
+describe.skipIf(!REDIS_URL).each(BACKENDS)("two server processes on $kind (needs REDIS_URL)", (backend) => {
+  it("share one limit", { timeout: 90_000 }, async () => {
+    const prefix = `${RUN}:processes:${backend.kind}`;
+    const env = { ...backend.env(), RATE_LIMIT_PER_MINUTE: "100", RATE_LIMIT_PREFIX: prefix };
     const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     try {
       expect(a.pid).not.toBe(b.pid);
+      // A fresh process connects to its store on its first request, which may pass uncounted (the limiter waits
+      // for the connection only briefly, and the command may still land later): warm both up as another client
+      // (another loopback source address, so another key) until each has counted one.
+      for (const server of [a, b]) {
+        let counted = false;
+        for (let tries = 0; tries < 20 && !counted; tries++) {
+          counted =
+            (await getFrom(`${server.url}/api/v0/config`, "127.0.0.2"))["ratelimit-remaining"] !== undefined;
+          if (!counted) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(counted).toBe(true);
+      }
       await awayFromWindowEdge();
-      // 50 requests to each: neither process alone has seen more than its share of the limit...
-      for (let i = 0; i < 50; i++) {
+      let served = 0;
+      // Alternately: neither process alone sees more than half the limit, yet each answer counts what both served...
+      while (served < 100) {
         for (const server of [a, b]) {
           const res = await fetch(`${server.url}/api/v0/config`);
           expect(res.status).toBe(200);
+          expect(res.headers.get("ratelimit-remaining")).toBe(String(100 - ++served));
           await res.arrayBuffer();
         }
       }
-      // ...yet both now refuse, because the count is shared.
+      // ...and both now refuse, because the count is shared.
       for (const server of [a, b]) {
         const res = await fetch(`${server.url}/api/v0/config`);
         expect(res.status).toBe(429);
         expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+        expect(res.headers.get("ratelimit-remaining")).toBe("0");
         expect((await res.json()).code).toBe("TooManyRequests");
       }
     } finally {

@@ -56,7 +56,8 @@ describe("functions", () => {
       const files = walk(dir);
       const extra = files.filter((f) => f !== HANDLER && f !== ".vc-config.json");
       // Only the assets functions ship files besides their bundles: Leaflet, topojson-client and Natural Earth's
-      // outlines (world-atlas) for the pages, Swagger UI for /docs — each only the files it serves.
+      // outlines (world-atlas) for the pages, Swagger UI for /docs, GraphiQL for /graphql — each only the files it
+      // serves.
       if (route.path === "/api/docs/assets/[file]") {
         expect(extra.sort()).toEqual([
           "node_modules/swagger-ui-dist/package.json",
@@ -73,6 +74,17 @@ describe("functions", () => {
           "node_modules/world-atlas/countries-110m.json",
           "node_modules/world-atlas/countries-50m.json",
           "node_modules/world-atlas/package.json",
+        ]);
+      } else if (route.path === "/api/graphql/assets/[file]") {
+        // GraphiQL's browser build and the React build it runs on, for /graphql.
+        expect(extra.sort()).toEqual([
+          "node_modules/graphiql/graphiql.min.css",
+          "node_modules/graphiql/graphiql.min.js",
+          "node_modules/graphiql/package.json",
+          "node_modules/react-dom/package.json",
+          "node_modules/react-dom/umd/react-dom.production.min.js",
+          "node_modules/react/package.json",
+          "node_modules/react/umd/react.production.min.js",
         ]);
       } else expect(extra, route.path).toEqual([]);
       const vc = JSON.parse(readFileSync(join(dir, ".vc-config.json"), "utf8"));

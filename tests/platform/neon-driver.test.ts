@@ -1,3 +1,5 @@
+import { neonConfig } from "@neondatabase/serverless";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type DbHandle, setDatabase } from "../../db/client.js";
 import { locationProofs } from "../../db/schema.js";
@@ -7,13 +9,13 @@ import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { ROOT } from "../helpers/app.js";
 import { recordingRouter } from "../helpers/contract.js";
 import { openTestDb, usingPostgres } from "../helpers/test-db.js";
-import { startWsBridge } from "../helpers/ws-bridge.js";
+import { startWsBridge, type WsBridge } from "../helpers/ws-bridge.js";
 
 // The production driver against a real server, through a WebSocket bridge like Neon's (tests/helpers/ws-bridge.ts).
 describe.skipIf(!usingPostgres())(
   "the Neon serverless driver (through a WebSocket bridge to PostgreSQL)",
   () => {
-    let bridge: { close(): Promise<void> };
+    let bridge: WsBridge;
     let testDb: DbHandle & { url?: string };
     let neon: DbHandle;
 
@@ -21,12 +23,35 @@ describe.skipIf(!usingPostgres())(
       testDb = await openTestDb();
       const url = new URL(testDb.url!);
       bridge = await startWsBridge({ host: url.hostname, port: Number(url.port || 5432) });
-      neon = await connect(testDb.url!, "neon");
+      neon = await connect(bridge.via(testDb.url!), "neon");
     });
     afterAll(async () => {
       await neon?.close();
       await testDb?.close();
       await bridge?.close();
+    });
+
+    it("runs with the driver's production settings (TLS WebSocket on 443, pipelined password), checked by the endpoint", async () => {
+      // Nothing but the WebSocket class (the `ws` production uses, trusting the bridge's certificate) is configured.
+      expect(neonConfig.useSecureWebSocket).toBe(true);
+      expect(neonConfig.pipelineConnect).toBe("password");
+      expect(neonConfig.pipelineTLS).toBe(false);
+      expect(neonConfig.coalesceWrites).toBe(true);
+      expect(neonConfig.wsProxy).toBeTypeOf("function");
+      expect((neonConfig.wsProxy as (host: string, port: number) => string)(bridge.host, 5432)).toBe(
+        `${bridge.host}/v2`,
+      );
+      // The endpoint checks the password the driver sends, as Neon's does.
+      const wrong = new URL(bridge.via(testDb.url!));
+      wrong.password = "not-the-password";
+      const refused = await connect(wrong.toString(), "neon");
+      try {
+        await expect(refused.db.execute(sql`select 1`)).rejects.toMatchObject({
+          cause: { code: "28P01" },
+        });
+      } finally {
+        await refused.close();
+      }
     });
 
     it("reads, writes and runs transactions", async () => {

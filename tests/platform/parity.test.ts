@@ -8,7 +8,7 @@ import { builtOutputCopy, serveOutput } from "../../scripts/vercel-output/emulat
 import { ROOT } from "../helpers/app.js";
 import { recordingRouter } from "../helpers/contract.js";
 import { apiRoutes } from "../helpers/routes.js";
-import { openTestDb, usingPostgres } from "../helpers/test-db.js";
+import { openTestDb, testDriver, usingPostgres } from "../helpers/test-db.js";
 
 /**
  * Parity: what ships (the built .vercel/output — in CI, what the real `vercel build` wrote — copied out of the
@@ -18,6 +18,9 @@ import { openTestDb, usingPostgres } from "../helpers/test-db.js";
  * ones (Date, Connection, Keep-Alive, Transfer-Encoding, Content-Length), and the body byte for byte, after one
  * normalisation: ISO 8601 instants and durations in `*_ms` fields (the clock moves between the two answers; such
  * bodies are never cached, so they carry no ETag). Rate limiting is off on both sides (RATE_LIMIT_PER_MINUTE=0): two processes keep two counters.
+ *
+ * With LPQS_TEST_DB_DRIVER=neon, both sides read through Neon's serverless driver (the production one), the
+ * functions as they are built, reaching the CI PostgreSQL through tests/helpers/ws-bridge.ts.
  *
  * Needs PostgreSQL (DATABASE_URL; VERCEL=1 refuses the embedded database) and Node 24 (`npm ci --prefix .ci/node24`):
  * skipped without them (the PGlite pass), except that CI's PostgreSQL pass fails without Node 24.
@@ -40,7 +43,13 @@ const AUTH = { authorization: `Bearer ${SECRET}` };
 const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 const TRANSPORT = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length"]);
 
-type Case = { method?: string; path: string; headers?: Record<string, string>; covers?: string };
+type Case = {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  covers?: string;
+};
 type Answer = { status: number; headers: Record<string, string>; body: string };
 
 let output: ReturnType<typeof builtOutputCopy>;
@@ -55,7 +64,9 @@ beforeAll(async () => {
   await insertProofs(db.db, sampleProofs({ count: 25, seed: 8 }));
   const env = {
     VERCEL: "1",
-    DATABASE_URL: db.url!,
+    // The same database, reached the same way on both sides: node-postgres, or on CI's Neon pass Neon's driver
+    // through the WebSocket bridge (tests/helpers/test-db.ts).
+    ...db.serviceEnv!,
     CRON_SECRET: SECRET,
     RATE_LIMIT_PER_MINUTE: "0",
     LOG_LEVEL: "silent",
@@ -98,6 +109,35 @@ function cases(): Case[] {
     { path: "/api/v0/location-proofs/not-a-uid" },
     { path: "/api/v0/location-proofs/a%20b" },
     { path: "/api/v0/location-proofs/stats" },
+    // The aliases under the names Astral's documentation uses (their links keep the alias's path).
+    { path: "/api/v0/location-records?limit=3" },
+    { path: `/api/v0/location-records/${uid}`, covers: "/api/v0/location-records/[uid]" },
+    { path: "/api/v0/location-records/stats" },
+    { path: "/api/v0/location-records/config" },
+    // GraphQL: GET and POST, an error, GraphiQL for a browser and its files.
+    { path: "/graphql?query=%7BlocationProofsCount%7D", covers: "/api/graphql" },
+    {
+      path: "/graphql?query=%7BlocationProofs(first%3A2)%7BtotalCount%20nodes%7Buid%20eventTimestamp%7D%7D%7D",
+      headers: { accept: "application/graphql-response+json" },
+    },
+    { path: "/graphql?query=%7BlocationProofsCount(filter%3A%7Bbbox%3A%221%22%7D)%7D" },
+    { path: "/graphql", headers: { accept: BROWSER } },
+    {
+      method: "POST",
+      path: "/graphql",
+      headers: { "content-type": "application/json" },
+      body: '{"query":"query($n:Int){locationProofs(first:$n){nodes{uid chain}}}","variables":{"n":2}}',
+    },
+    { path: "/api/graphql/assets/start.js", covers: "/api/graphql/assets/[file]" },
+    { path: "/api/graphql/assets/graphiql.css" },
+    { path: "/api/graphql/assets/graphiql.js" },
+    { path: "/api/graphql/assets/react.js" },
+    { path: "/api/graphql/assets/react-dom.js" },
+    {
+      method: "OPTIONS",
+      path: "/graphql",
+      headers: { origin: "https://example.org", "access-control-request-method": "POST" },
+    },
     { path: "/api/v0/openapi.json" },
     { path: "/api/v0/openapi.json?f=json" },
     { path: "/docs", covers: "/api/docs" },
@@ -205,7 +245,11 @@ async function compareAll(router: { handle(r: Request): Promise<Response> }, url
   const differences: string[] = [];
   let compared = 0;
   const compare = async (c: Case) => {
-    const init = { method: c.method ?? "GET", headers: { ...HEADERS, ...c.headers } };
+    const init = {
+      method: c.method ?? "GET",
+      headers: { ...HEADERS, ...c.headers },
+      ...(c.body === undefined ? {} : { body: c.body }),
+    };
     const mine = await answer(await router.handle(new Request(`${BASE}${c.path}`, init)));
     const shipped = await answer(await fetch(`${url}${c.path}`, init));
     compared++;
@@ -252,7 +296,7 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
   it("0 differences over the fixed list, conditional requests included", async () => {
     const { compared, differences } = await compareAll(local, server.url, cases());
     console.log(
-      `parity: ${compared} requests compared, ${differences.length} differences (node ${server.version})`,
+      `parity: ${compared} requests compared, ${differences.length} differences (node ${server.version}, ${testDriver()} driver)`,
     );
     expect(differences).toEqual([]);
     expect(compared).toBeGreaterThan(cases().length);

@@ -1,0 +1,5 @@
+import { route } from "../../../lib/http/route.js";
+import { CONFIG_ROUTE } from "../../../lib/v0/config-route.js";
+
+// GET /api/v0/location-records/config: the alias of /api/v0/config, where Astral's documentation puts it.
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({ ...CONFIG_ROUTE });

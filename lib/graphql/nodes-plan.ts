@@ -1,0 +1,120 @@
+import type { SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
+import {
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  Kind,
+  type SelectionSetNode,
+} from "graphql/index.mjs";
+import { jsonTextOf, RECORD_JSON } from "../proofs/json-sql.js";
+import { PROOF_PROPERTIES, type ProofProperty } from "../proofs/properties.js";
+import { camelCase } from "./proof-type.js";
+
+/**
+ * How a page's proofs are read and answered.
+ *
+ * Executing a GraphQL selection costs a few microseconds per field per proof (graphql-js resolves and completes each
+ * one), several times the rest of a request on a page of a hundred proofs of thirty fields. A page's `nodes` are
+ * proofs of scalar fields only, so when the selection is plain — fields, aliases, __typename, fragments on the proof,
+ * no directive — PostgreSQL writes each proof as the JSON object GraphQL would answer (the response keys in
+ * selection order, each value from the property catalogue's SQL source, as the native records are written) and the
+ * response splices the texts in where graphql-js left an empty list (`splice`). Any other selection is executed
+ * by graphql-js over the native records (`records`). Either way the proofs are the same rows of the same query.
+ */
+export type NodesPlan =
+  | { kind: "splice"; json: SQL; key: string }
+  | { kind: "records"; json: SQL }
+  | { kind: "none"; json: SQL };
+
+const BY_FIELD = new Map<string, ProofProperty>(PROOF_PROPERTIES.map((q) => [camelCase(q.name), q]));
+const TYPENAME = { name: "__typename", source: sql`'LocationProof'::text` };
+/** Nothing to write for a page whose proofs no one reads (totalCount, pageInfo): only its sort key is read. */
+const NOTHING = sql`null`;
+
+/** Projections already rendered, by their members: a handful of selections serve nearly every request. */
+const projections = new Map<string, SQL>();
+
+function projection(members: { name: string; source: SQL }[], key: string): SQL {
+  let json = projections.get(key);
+  if (!json) {
+    json = jsonTextOf(members);
+    if (projections.size >= 500) projections.clear();
+    projections.set(key, json);
+  }
+  return json;
+}
+
+/** The `nodes` selections of a locationProofs field (through fragments), by response key. */
+function nodesFields(
+  set: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  found: Map<string, FieldNode[]>,
+): boolean {
+  for (const s of set.selections) {
+    if (s.directives?.length) return false;
+    if (s.kind === Kind.FIELD) {
+      if (s.name.value !== "nodes") continue;
+      const key = s.alias?.value ?? "nodes";
+      found.set(key, [...(found.get(key) ?? []), s]);
+    } else {
+      const fragment = s.kind === Kind.INLINE_FRAGMENT ? s : fragments[s.name.value];
+      if (!fragment || !nodesFields(fragment.selectionSet, fragments, found)) return false;
+    }
+  }
+  return true;
+}
+
+/** The members of a plain proof selection, in GraphQL's response order (first occurrence), or undefined. */
+function plainMembers(
+  set: SelectionSetNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  members: Map<string, { name: string; source: SQL; field: string }>,
+): boolean {
+  for (const s of set.selections) {
+    if (s.directives?.length) return false;
+    if (s.kind === Kind.FIELD) {
+      const key = s.alias?.value ?? s.name.value;
+      const field = s.name.value;
+      if (members.has(key)) {
+        // Validation lets a key repeat only for the same field (OverlappingFieldsCanBeMerged).
+        if (members.get(key)!.field !== field) return false;
+        continue;
+      }
+      if (field === "__typename") members.set(key, { ...TYPENAME, name: key, field });
+      else {
+        const property = BY_FIELD.get(field);
+        if (!property || s.selectionSet) return false;
+        members.set(key, { name: key, source: property.source, field });
+      }
+    } else {
+      const fragment = s.kind === Kind.INLINE_FRAGMENT ? s : fragments[s.name.value];
+      const on = fragment?.typeCondition?.name.value;
+      if (!fragment || (on !== undefined && on !== "LocationProof")) return false;
+      if (!plainMembers(fragment.selectionSet, fragments, members)) return false;
+    }
+  }
+  return true;
+}
+
+/** The plan for the page a locationProofs field asks for (`info` is that field's). */
+export function nodesPlan(info: GraphQLResolveInfo): NodesPlan {
+  const found = new Map<string, FieldNode[]>();
+  const plain = info.fieldNodes.every(
+    (node) => node.selectionSet && nodesFields(node.selectionSet, info.fragments, found),
+  );
+  if (plain && found.size === 0) return { kind: "none", json: NOTHING };
+  if (!plain || found.size > 1) return { kind: "records", json: RECORD_JSON };
+  const [[key, nodes]] = [...found] as [[string, FieldNode[]]];
+  const members = new Map<string, { name: string; source: SQL; field: string }>();
+  for (const node of nodes) {
+    if (!node.selectionSet || !plainMembers(node.selectionSet, info.fragments, members))
+      return { kind: "records", json: RECORD_JSON };
+  }
+  const list = [...members.values()];
+  return {
+    kind: "splice",
+    key,
+    json: projection(list, list.map((m) => `${m.name}:${m.field}`).join(",")),
+  };
+}
