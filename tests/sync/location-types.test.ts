@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { LOCATION_TYPES, normaliseLocationType } from "../../lib/location/vocabulary.js";
+import { ROOT } from "../helpers/app.js";
 
 const d = (
   locationType: string,
@@ -122,6 +125,28 @@ describe("no guessed points", () => {
         longitude: null,
         problem: expect.any(String),
       });
+    }
+  });
+});
+
+describe("the normalisation table of docs/location-protocol.md", () => {
+  it("says what the code does, row by row", () => {
+    const doc = readFileSync(join(ROOT, "docs/location-protocol.md"), "utf8");
+    const table = doc.slice(doc.indexOf("| attested `location_type` |")).split("\n\n")[0]!;
+    const rows = table
+      .split("\n")
+      .slice(2)
+      .map((l) => l.split("|").map((c) => c.trim()));
+    expect(rows.length).toBeGreaterThan(8);
+    const GEOJSON = ["geojson", "geojson-point", "geojson-line", "geojson-polygon"];
+    for (const [, spellings, normalised] of rows) {
+      const expected = /^`([^`]+)`/.exec(normalised!)?.[1];
+      for (const [, spelling] of spellings!.matchAll(/`([^`]+)`/g)) {
+        const got = normaliseLocationType(spelling).type;
+        if (normalised!.startsWith("by the geometry")) expect(GEOJSON, spelling).toContain(got);
+        else if (normalised!.startsWith("null")) expect(got, spelling).toBeNull();
+        else expect(got, spelling).toBe(expected);
+      }
     }
   });
 });
