@@ -66,7 +66,11 @@ async function main() {
   console.log(`  database: ${where}${seed ? ` (+${seed} sample proofs)` : ""}`);
   for (const { name, devnet } of devnets) {
     console.log(`  ${`${name}:`.padEnd(9)} ${devnet.rpcUrl} (chain id ${devnet.chainId}), EAS ${devnet.eas}`);
-    if (devnet.seeded.length) console.log(`            seeded ${devnet.seeded.length} sample attestations`);
+    if (devnet.seeded.length) {
+      console.log(
+        `            seeded ${devnet.seeded.length} sample attestations (and ${devnet.seededOthers} of a schema not about locations)`,
+      );
+    }
   }
   const synced = chains.filter((c) => c.enabled).map((c) => c.name);
   console.log(

@@ -28,8 +28,10 @@ export type Devnet = {
   eas: Address;
   schemaRegistry: Address;
   schemaUid: Hex;
-  /** uids the seeder wrote (empty when not seeded or restored) */
+  /** uids of the location attestations the seeder wrote, every one to be indexed (empty when not seeded or restored) */
   seeded: Hex[];
+  /** attestations the seeder wrote of a schema that is not about locations (never indexed) */
+  seededOthers: number;
   stop(): Promise<void>;
 };
 
@@ -49,11 +51,15 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   try {
     const deployment = await deployEas(anvil.rpcUrl);
     const seeded: Hex[] = [];
+    let others = 0;
     if (options.seed && !restored) {
       seeded.push(...(await seedDevnet(anvil.rpcUrl, deployment.eas)).uids);
-      seeded.push(...Object.values((await seedLocationProtocol(anvil.rpcUrl, deployment)).uids));
+      const lp = await seedLocationProtocol(anvil.rpcUrl, deployment);
+      const { review, ...location } = lp.bySchema;
+      seeded.push(...Object.values(location).flat());
+      others = review.length;
     }
-    return { rpcUrl: anvil.rpcUrl, chainId, ...deployment, seeded, stop: anvil.stop };
+    return { rpcUrl: anvil.rpcUrl, chainId, ...deployment, seeded, seededOthers: others, stop: anvil.stop };
   } catch (error) {
     await anvil.stop();
     throw error;
