@@ -43,7 +43,7 @@ const NONE = (type: LocationType | null, problem: string | undefined): DecodedLo
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
- * Decodes a location (see shared/reference/location-encodings.md), by its normalised type. The order of a coordinate
+ * Decodes a location by its normalised type (docs/location-protocol.md, "Normalisation"). The order of a coordinate
  * pair comes from the declared type only, never from the values; a value out of range makes the location invalid
  * rather than being swapped, and a pair whose two values are equal (a longitude written twice, a known writer bug)
  * is not taken for a point. Zero is a valid coordinate. Anything we cannot read gives nulls and says why (the raw

@@ -89,7 +89,7 @@ const check = (properties: Record<string, Json>, optional: string[] = []) =>
 export const NATIVE_SCHEMAS: Record<string, Json> = {
   LocationProof: closed(
     Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "2020-12")])),
-    "A location proof: one EAS attestation of the location-proof schema, decoded",
+    "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names",
   ),
   Pagination: closed({
     total: int("Proofs matching the filters"),

@@ -37,3 +37,11 @@ export const blockNumber = async (rpcUrl: string) =>
   Number(BigInt(await rpc<string>(rpcUrl, "eth_blockNumber")));
 
 export const AUTH = { authorization: "Bearer test-secret" };
+
+/** The environment of an app that syncs both local chains, at these RPC URLs (devnet's, devnet2's). */
+export const bothDevnets = (devnetUrl: string, devnet2Url: string): Record<string, string> => ({
+  CRON_SECRET: "test-secret",
+  CHAINS: "devnet,devnet2",
+  RPC_URL_DEVNET: devnetUrl,
+  RPC_URL_DEVNET2: devnet2Url,
+});

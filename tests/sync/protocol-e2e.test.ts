@@ -10,7 +10,7 @@ import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { DEVNET_SCHEMA_UIDS, encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
 import { type SeedResult, seedDevnet } from "../../lib/devnet/seed.js";
 import { createSyncService } from "../../lib/sync/service.js";
-import { AUTH, blockNumber, DEVNET_IDS, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, blockNumber, bothDevnets, DEVNET_IDS, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor, LOCATION_SCHEMA_UIDS } from "../helpers/chain-truth.js";
 import { shareDb } from "../helpers/shared-db.js";
@@ -44,12 +44,7 @@ beforeAll(async () => {
     await mine(devnet.rpcUrl, 3); // past the devnets' 2 confirmations
     chains.push({ name, devnet, v01, lp });
   }
-  env = {
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet,devnet2",
-    RPC_URL_DEVNET: chains[0]!.devnet.rpcUrl,
-    RPC_URL_DEVNET2: chains[1]!.devnet.rpcUrl,
-  };
+  env = bothDevnets(chains[0]!.devnet.rpcUrl, chains[1]!.devnet.rpcUrl);
   app = await createTestApp(env);
 }, 180_000);
 afterAll(async () => {

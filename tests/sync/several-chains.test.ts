@@ -7,7 +7,7 @@ import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { getSyncService } from "../../lib/sync/service.js";
-import { AUTH, DEVNET_IDS, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, bothDevnets, DEVNET_IDS, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
 /**
@@ -42,12 +42,7 @@ beforeAll(async () => {
     }
     await mine(devnet.rpcUrl, 3);
   }
-  env = {
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet,devnet2",
-    RPC_URL_DEVNET: chains[0]!.proxy.url,
-    RPC_URL_DEVNET2: chains[1]!.proxy.url,
-  };
+  env = bothDevnets(chains[0]!.proxy.url, chains[1]!.proxy.url);
   app = await createTestApp(env);
 }, 120_000);
 afterAll(async () => {
