@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { LOCATION_TYPES, normaliseLocationType } from "../../lib/location/vocabulary.js";
+import { FIELD_NAMES } from "../../lib/sync/decode-attestation.js";
 import { ROOT } from "../helpers/app.js";
 
 const d = (
@@ -148,5 +149,19 @@ describe("the normalisation table of docs/location-protocol.md", () => {
         else expect(got, spelling).toBe(expected);
       }
     }
+  });
+});
+
+describe("the decoding table of docs/location-protocol.md", () => {
+  it("names exactly the schema fields the decoder takes by name", () => {
+    const doc = readFileSync(join(ROOT, "docs/location-protocol.md"), "utf8");
+    const table = doc.slice(doc.indexOf("| record field |")).split("\n\n")[0]!;
+    const named = new Set(
+      table
+        .split("\n")
+        .slice(2)
+        .flatMap((l) => [...(l.split("|")[2] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!)),
+    );
+    expect(named).toEqual(new Set(Object.values(FIELD_NAMES).flat()));
   });
 });
