@@ -248,6 +248,34 @@ export const proofCellCounts = pgTable(
 );
 
 /**
+ * The proofs per cell of the WebMercatorQuad grid, for the vector tiles (lib/tiles/): per (level, cell, chain), the
+ * number of proofs whose representative point is in the cell, the sums of their world pixels (lib/tiles/
+ * web-mercator.ts), so a cell's mean position is exact too, and the XOR of their uids, which is the uid of a cell's
+ * one proof. Kept by statement-level triggers like proof_counts
+ * (migration 0012), on the levels TILE_COUNT_LEVELS: a tile at zoom z reads its 8 × 8 clusters from level z + 3
+ * (or its 16 × 16 cells from level z + 4) — at most a few hundred rows where its proofs may be a million.
+ */
+export const proofTileCounts = pgTable(
+  "proof_tile_counts",
+  {
+    level: smallint("level").notNull(),
+    x: integer("x").notNull(),
+    y: integer("y").notNull(),
+    chain: text("chain").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+    /** sums of the proofs' world pixels (wx, wy < 2^32) */
+    sx: bigint("sx", { mode: "number" }).notNull(),
+    sy: bigint("sy", { mode: "number" }).notNull(),
+    /** the XOR of the proofs' uids, as four 64-bit parts: a cell of one proof holds its uid */
+    u0: bigint("u0", { mode: "number" }).notNull(),
+    u1: bigint("u1", { mode: "number" }).notNull(),
+    u2: bigint("u2", { mode: "number" }).notNull(),
+    u3: bigint("u3", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ name: "proof_tile_counts_pkey", columns: [t.level, t.x, t.y, t.chain] })],
+);
+
+/**
  * Exact row counts of location_proofs per (chain, schema, protocol version, revoked, has a point), kept by
  * statement-level triggers like proof_counts: the stats' counts per schema and per protocol version without visiting
  * the proofs.

@@ -101,6 +101,16 @@ ul.endpoints li a { min-width: 16rem; }
 .proof-popup dt { color: var(--muted); }
 .proof-popup dd { margin: 0; overflow-wrap: anywhere; }
 .proof-popup a.more { font-weight: 600; }
+.proof-popup .maplibregl-popup-content { padding: 10px 12px; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+.map.maplibregl-map { background: #cfe1ef; }
+/* The map's filters: one row of choices per filter, each a link that keeps the page's other parameters. */
+.map-filters { display: flex; flex-wrap: wrap; gap: .35rem 1.5rem; margin: .75rem 0 0; font-size: 14px; }
+.map-filters .filter { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem; }
+.map-filters .label { color: var(--muted); margin-right: .2rem; }
+.map-filters a { padding: .2rem .6rem; border: 1px solid var(--line); border-radius: 999px; text-decoration: none;
+  color: var(--ink); background: #fff; }
+.map-filters a:hover { background: var(--soft); }
+.map-filters a[aria-current] { background: var(--accent); border-color: var(--accent); color: #fff; }
 @media (max-width: 640px) {
   body { font-size: 15px; }
   h1 { font-size: 1.35rem; }
@@ -144,6 +154,35 @@ export const SITE_JS = `"use strict";
 `;
 
 /**
+ * Natural Earth's rings that cross the antimeridian (Fiji, Russia, Antarctica) jump between +180 and -180, which a
+ * flat map draws as a line across the world: both maps unwrap their longitudes so each ring stays continuous (past
+ * 180 where needed), and close a ring that goes round a pole along that pole. Plain ES5, inserted into both scripts.
+ */
+const OUTLINE_RINGS_JS = `function unwrap(ring) {
+  var out = [], offset = 0;
+  for (var i = 0; i < ring.length; i++) {
+    if (i > 0) {
+      var step = ring[i][0] - ring[i - 1][0];
+      if (step > 180) offset -= 360; else if (step < -180) offset += 360;
+    }
+    out.push([ring[i][0] + offset, ring[i][1]]);
+  }
+  if (offset !== 0) {
+    var first = out[0], last = out[out.length - 1], pole = first[1] < 0 ? -90 : 90;
+    out.push([last[0], pole], [first[0], pole], first);
+  }
+  return out;
+}
+function unwrapAll(collection) {
+  collection.features.forEach(function (f) {
+    var g = f.geometry;
+    var polygons = !g ? [] : g.type === "Polygon" ? [g.coordinates] : g.type === "MultiPolygon" ? g.coordinates : [];
+    polygons.forEach(function (rings) { for (var i = 0; i < rings.length; i++) rings[i] = unwrap(rings[i]); });
+  });
+  return collection;
+}`;
+
+/**
  * The map: Natural Earth country outlines (world-atlas TopoJSON from our own origin, turned into GeoJSON by
  * topojson-client; 1:110m at world scale, 1:50m once zoomed in) under the features, and the configured raster tiles
  * (map-config.tiles) above the outlines when there are any, so the outlines remain wherever tiles cannot load.
@@ -174,32 +213,7 @@ export const MAP_JS = `"use strict";
   var outlines = L.layerGroup().addTo(map);
   var renderer = L.svg({ pane: "basemap", padding: 0.5 });
   var loaded = null;
-  // Natural Earth's rings that cross the antimeridian (Fiji, Russia, Antarctica) jump between +180 and -180, which
-  // a flat map draws as a line across the world: unwrap their longitudes so each ring stays continuous (past 180
-  // where needed), and close a ring that goes round a pole along that pole.
-  function unwrap(ring) {
-    var out = [], offset = 0;
-    for (var i = 0; i < ring.length; i++) {
-      if (i > 0) {
-        var step = ring[i][0] - ring[i - 1][0];
-        if (step > 180) offset -= 360; else if (step < -180) offset += 360;
-      }
-      out.push([ring[i][0] + offset, ring[i][1]]);
-    }
-    if (offset !== 0) {
-      var first = out[0], last = out[out.length - 1], pole = first[1] < 0 ? -90 : 90;
-      out.push([last[0], pole], [first[0], pole], first);
-    }
-    return out;
-  }
-  function unwrapAll(collection) {
-    collection.features.forEach(function (f) {
-      var g = f.geometry;
-      var polygons = !g ? [] : g.type === "Polygon" ? [g.coordinates] : g.type === "MultiPolygon" ? g.coordinates : [];
-      polygons.forEach(function (rings) { for (var i = 0; i < rings.length; i++) rings[i] = unwrap(rings[i]); });
-    });
-    return collection;
-  }
+  ${OUTLINE_RINGS_JS}
   function drawOutlines(file) {
     if (loaded === file || !window.topojson) return;
     loaded = file;
@@ -289,4 +303,208 @@ export const MAP_JS = `"use strict";
   map.on("zoomend", function () { if (map.getZoom() >= 4) drawOutlines("countries-50m.json"); });
   el.setAttribute("data-feature-count", String(layer.getLayers().length));
 })();
+`;
+
+/**
+ * The map of every proof (the location-proofs items page): MapLibre GL JS, from our own origin, draws the
+ * collection's vector tiles (lib/tiles/) with the page's filters over Natural Earth's country outlines (and the
+ * configured raster tiles above them, when there are any). Clusters are discs with their counts (drawn here on a
+ * canvas as icons, so no font files are needed), which a click zooms into; proofs are red points, which a click
+ * opens in a popup linking to the proof's page; a cluster of one opens that proof too. Once the map is idle its
+ * element says what it drew, for people's tools and the browser tests: data-points, data-clusters, data-proofs (the
+ * proofs drawn), data-first-point and data-first-cluster (where one is on screen), data-basemap, data-countries,
+ * data-layers (bottom to top), then data-ready. Configuration comes from the page's JSON block "tile-map-config".
+ */
+export const TILE_MAP_JS = `import * as maplibregl from "./maplibre-gl.mjs";
+
+const el = document.getElementById("map");
+const configEl = document.getElementById("tile-map-config");
+if (el && configEl) start(JSON.parse(configEl.textContent));
+
+function start(config) {
+  maplibregl.setWorkerUrl(new URL("./maplibre-gl-worker.mjs", import.meta.url).href);
+  const tiles = new URL(config.tiles, location.href).href.replace(/%7B/g, "{").replace(/%7D/g, "}");
+  const style = {
+    version: 8,
+    sources: {
+      countries: { type: "geojson", data: { type: "FeatureCollection", features: [] } },
+      proofs: { type: "vector", tiles: [tiles], minzoom: 0, maxzoom: config.maxZoom },
+    },
+    layers: [
+      { id: "sea", type: "background", paint: { "background-color": "#cfe1ef" } },
+      { id: "land", type: "fill", source: "countries", paint: { "fill-color": "#f4f1ea" } },
+      { id: "borders", type: "line", source: "countries", paint: { "line-color": "#a59f92", "line-width": 0.8 } },
+    ],
+  };
+  if (config.basemap) {
+    style.sources.basemap = { type: "raster", tiles: [config.basemap.url], tileSize: 256, maxzoom: 19,
+      attribution: escape(config.basemap.attribution) };
+    style.layers.push({ id: "basemap", type: "raster", source: "basemap" });
+  }
+  style.layers.push(
+    { id: "points", type: "circle", source: "proofs", "source-layer": config.layers.points,
+      paint: { "circle-radius": 6, "circle-color": "#d32f2f", "circle-stroke-color": "#ffffff", "circle-stroke-width": 1.5 } },
+    { id: "clusters", type: "symbol", source: "proofs", "source-layer": config.layers.clusters,
+      layout: { "icon-image": ["concat", "cluster-", ["to-string", ["get", "count"]]], "icon-allow-overlap": true,
+        "icon-ignore-placement": true } },
+  );
+  const coarse = window.matchMedia && window.matchMedia("(pointer: coarse)").matches;
+  const map = new maplibregl.Map({
+    container: el, style, renderWorldCopies: false, maxZoom: config.maxZoom + 4, hash: "map",
+    cooperativeGestures: coarse, attributionControl: { compact: true },
+    bounds: config.bounds || [[-170, -58], [170, 75]], fitBoundsOptions: { padding: 16 },
+  });
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-left");
+  // A filter keeps the map where it is: the view travels in the URL's #map=zoom/lat/lon.
+  for (const a of document.querySelectorAll(".map-filters a")) {
+    a.addEventListener("click", () => { a.href = a.href.split("#")[0] + location.hash; });
+  }
+  // Each count's disc is drawn when a tile first needs it.
+  map.setMissingStyleImageResolver((id) => {
+    const m = /^cluster-(\\d+)$/.exec(id);
+    if (m && !map.hasImage(id)) map.addImage(id, clusterImage(Number(m[1])), { pixelRatio: 2 });
+  });
+  map.on("load", () => {
+    el.setAttribute("data-layers", map.getStyle().layers.map((l) => l.id).join(","));
+    drawOutlines(map, config);
+  });
+  map.on("idle", () => {
+    const points = map.queryRenderedFeatures({ layers: ["points"] });
+    const clusters = map.queryRenderedFeatures({ layers: ["clusters"] });
+    el.setAttribute("data-points", String(points.length));
+    el.setAttribute("data-clusters", String(clusters.length));
+    el.setAttribute("data-proofs", String(clusters.reduce((n, f) => n + Number(f.properties.count), points.length)));
+    el.setAttribute("data-feature-count", String(points.length + clusters.length));
+    const at = (f) => {
+      if (!f) return "null";
+      const p = map.project(f.geometry.coordinates);
+      return JSON.stringify([Math.round(p.x), Math.round(p.y)]);
+    };
+    el.setAttribute("data-first-point", at(points[0]));
+    el.setAttribute("data-first-cluster", at(clusters[0]));
+    el.setAttribute("data-ready", "");
+  });
+  map.on("error", (event) => el.setAttribute("data-map-error", String((event.error && event.error.message) || event)));
+  for (const layer of ["points", "clusters"]) {
+    map.on("mouseenter", layer, () => { map.getCanvas().style.cursor = "pointer"; });
+    map.on("mouseleave", layer, () => { map.getCanvas().style.cursor = ""; });
+  }
+  map.on("click", "points", (event) => {
+    const f = event.features[0];
+    showPopup(map, config, f.geometry.coordinates, f.properties);
+  });
+  map.on("click", "clusters", (event) => {
+    const f = event.features[0];
+    const count = Number(f.properties.count);
+    if (count === 1 && f.properties.uid) {
+      fetch(config.itemPath + encodeURIComponent(f.properties.uid), { headers: { accept: "application/geo+json" } })
+        .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
+        .then((feature) => showPopup(map, config, f.geometry.coordinates, { ...feature.properties, uid: feature.id }))
+        .catch(() => {});
+      return;
+    }
+    map.easeTo({ center: f.geometry.coordinates, zoom: Math.min(map.getMaxZoom(), map.getZoom() + 2) });
+  });
+}
+
+function escape(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+/** A cluster's disc with its count (1.2k, 35k, 1.4M above a thousand), drawn at twice the CSS size. */
+function clusterImage(count) {
+  const label = count < 1000 ? String(count)
+    : count < 1e6 ? (count < 1e4 ? (Math.floor(count / 100) / 10) : Math.floor(count / 1000)) + "k"
+    : (Math.floor(count / 1e5) / 10) + "M";
+  const radius = count < 10 ? 13 : count < 100 ? 16 : count < 1000 ? 19 : count < 1e4 ? 22 : 25;
+  const size = (radius + 3) * 2 * 2;
+  const canvas = document.createElement("canvas");
+  canvas.width = size;
+  canvas.height = size;
+  const ctx = canvas.getContext("2d");
+  ctx.scale(2, 2);
+  const c = size / 4;
+  ctx.beginPath();
+  ctx.arc(c, c, radius + 2, 0, 2 * Math.PI);
+  ctx.fillStyle = "rgba(211, 47, 47, 0.25)";
+  ctx.fill();
+  ctx.beginPath();
+  ctx.arc(c, c, radius - 1, 0, 2 * Math.PI);
+  ctx.fillStyle = "#d32f2f";
+  ctx.fill();
+  ctx.lineWidth = 1.5;
+  ctx.strokeStyle = "#ffffff";
+  ctx.stroke();
+  ctx.fillStyle = "#ffffff";
+  ctx.font = "600 12px system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillText(label, c, c + 0.5);
+  const image = ctx.getImageData(0, 0, size, size);
+  return { width: size, height: size, data: new Uint8Array(image.data.buffer) };
+}
+
+function short(hex) {
+  return typeof hex === "string" && hex.length > 12 ? hex.slice(0, 6) + "\\u2026" + hex.slice(-4) : hex;
+}
+function when(iso) {
+  return typeof iso === "string" ? iso.slice(0, 16).replace("T", " ") + " UTC" : "none";
+}
+function add(parent, tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  parent.appendChild(node);
+  return node;
+}
+
+/** The popup of a proof: its memo, time, chain, revoked and prover, and a link to its page. */
+function showPopup(map, config, coordinates, p) {
+  const box = document.createElement("div");
+  add(box, "div", p.memo || p.location || "Location proof", "title");
+  const dl = add(box, "dl");
+  const revoked = p.revoked === true || p.revoked === "true";
+  for (const [name, value] of [["Event", when(p.event_timestamp)], ["Chain", p.chain], ["Revoked", revoked ? "yes" : "no"],
+    ["Prover", short(p.prover)]]) {
+    add(dl, "dt", name);
+    const dd = add(dl, "dd", value === undefined || value === null ? "" : String(value));
+    if (name === "Prover" && p.prover) dd.title = p.prover;
+  }
+  if (p.uid) {
+    const a = add(box, "a", "Proof details \\u2192", "more");
+    a.href = config.itemPath + encodeURIComponent(p.uid) + "?f=html";
+    a.title = String(p.uid);
+  }
+  const size = map.getContainer().getBoundingClientRect();
+  new maplibregl.Popup({ className: "proof-popup", maxWidth: Math.max(160, Math.min(300, size.width - 60)) + "px" })
+    .setLngLat(coordinates)
+    .setDOMContent(box)
+    .addTo(map);
+}
+
+/**
+ * Natural Earth's outlines (world-atlas TopoJSON, made GeoJSON by topojson-client): 1:110m for the world, 1:50m
+ * from zoom 4. Rings that cross the antimeridian are unwrapped past 180 so that none is drawn across the world.
+ */
+function drawOutlines(map, config) {
+  let loaded = null;
+  const load = (file) => {
+    if (loaded === file || !window.topojson) return;
+    loaded = file;
+    fetch(config.assets + file)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(file + ": HTTP " + r.status))))
+      .then((topology) => {
+        if (loaded !== file) return;
+        const countries = unwrapAll(window.topojson.feature(topology, topology.objects.countries));
+        map.getSource("countries").setData(countries);
+        map.getContainer().setAttribute("data-basemap", file);
+        map.getContainer().setAttribute("data-countries", String(countries.features.length));
+      })
+      .catch((error) => map.getContainer().setAttribute("data-basemap-error", String(error.message || error)));
+  };
+  load(map.getZoom() >= 4 ? "countries-50m.json" : "countries-110m.json");
+  map.on("zoomend", () => { if (map.getZoom() >= 4) load("countries-50m.json"); });
+}
+
+${OUTLINE_RINGS_JS}
 `;

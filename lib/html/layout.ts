@@ -134,8 +134,9 @@ function footer(): string {
 }
 
 /**
- * The policy of every HTML page: our own origin only (no inline script or style, no other origin), except images
- * from the configured tile server's one origin when BASEMAP_TILE_URL is set.
+ * The policy of every HTML page: our own origin only (no inline script or style, no other origin), except the
+ * configured tile server's one origin when BASEMAP_TILE_URL is set: its images (Leaflet loads them as images, the
+ * map of every proof fetches them).
  */
 export function contentSecurityPolicy(): string {
   const tiles = getConfig().basemapTiles?.origin;
@@ -144,7 +145,7 @@ export function contentSecurityPolicy(): string {
     "script-src 'self'",
     "style-src 'self'",
     `img-src 'self' data:${tiles ? ` ${tiles}` : ""}`,
-    "connect-src 'self'",
+    `connect-src 'self'${tiles ? ` ${tiles}` : ""}`,
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",

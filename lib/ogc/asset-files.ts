@@ -1,4 +1,5 @@
-import { MAP_JS, SITE_CSS, SITE_JS } from "../html/assets.js";
+import { getConfig } from "../config.js";
+import { MAP_JS, SITE_CSS, SITE_JS, TILE_MAP_JS } from "../html/assets.js";
 import { type Asset, assetServer, CSS_TYPE, fromPackage, JS_TYPE } from "../http/static-assets.js";
 
 /**
@@ -15,9 +16,31 @@ const ASSETS: Record<string, Asset> = {
   // Natural Earth 1:110m (108 KB) for the world view, 1:50m (756 KB) once a map is zoomed in (map.js).
   "countries-110m.json": fromPackage("application/json", "world-atlas/countries-110m.json"),
   "countries-50m.json": fromPackage("application/json", "world-atlas/countries-50m.json"),
+  // MapLibre GL JS for the map of every proof (its vector tiles): the module, its worker and its styles.
+  "maplibre-gl.mjs": fromPackage(JS_TYPE, "maplibre-gl/dist/maplibre-gl.mjs"),
+  "maplibre-gl-worker.mjs": fromPackage(JS_TYPE, "maplibre-gl/dist/maplibre-gl-worker.mjs"),
+  "maplibre-gl.css": fromPackage(CSS_TYPE, "maplibre-gl/dist/maplibre-gl.css"),
   "map.js": { type: JS_TYPE, load: async () => MAP_JS },
+  "tile-map.mjs": { type: JS_TYPE, load: async () => TILE_MAP_JS },
   "site.js": { type: JS_TYPE, load: async () => SITE_JS },
   "site.css": { type: CSS_TYPE, load: async () => SITE_CSS },
 };
 
-export const assetResponse = assetServer(ASSETS);
+const serve = assetServer(ASSETS);
+
+/**
+ * A worker runs under the policy of its own script's response, not the page's: MapLibre's worker fetches the tiles,
+ * so its script is sent with a policy that lets it connect to our origin (and to the raster tiles' one origin when
+ * BASEMAP_TILE_URL is set), and nothing else. Every other file gets the default policy (lib/http/security-headers.ts).
+ */
+export async function assetResponse(file: string): Promise<Response> {
+  const response = await serve(file);
+  if (file === "maplibre-gl-worker.mjs") {
+    const tiles = getConfig().basemapTiles?.origin;
+    response.headers.set(
+      "content-security-policy",
+      `default-src 'none'; connect-src 'self'${tiles ? ` ${tiles}` : ""}; frame-ancestors 'none'`,
+    );
+  }
+  return response;
+}

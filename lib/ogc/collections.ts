@@ -13,7 +13,10 @@ import {
   MEDIA,
   PATHS,
   REL,
+  TILED_COLLECTIONS,
 } from "./vocabulary.js";
+
+const isTiled = (id: string) => (TILED_COLLECTIONS as readonly string[]).includes(id);
 
 export type Extent = {
   spatial: { bbox: [number, number, number, number][]; crs: string };
@@ -92,6 +95,16 @@ function collectionDocument(
       type: MEDIA.schema,
       title: "Queryables",
     },
+    ...(isTiled(collection.id)
+      ? [
+          {
+            href: href(PATHS.tilesets(collection.id)),
+            rel: REL.tilesetsVector,
+            type: MEDIA.json,
+            title: "Vector tiles",
+          },
+        ]
+      : []),
   ];
   return {
     id: collection.id,

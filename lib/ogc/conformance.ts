@@ -9,6 +9,12 @@ import { hrefFor, ogcResponse } from "./respond.js";
  * CQL2 JSON, spatial and temporal function classes (only S_INTERSECTS, T_INTERSECTS, T_AFTER, T_BEFORE are
  * supported, and S_INTERSECTS tests non-point geometries by their bounding box), queryables as query parameters
  * (only chain, prover and subject are), property-property comparisons, case/accent-insensitive comparison.
+ *
+ * OGC API - Tiles - Part 1 (lib/tiles/): tiles with a URL template (core), tileset metadata and the tilesets list of
+ * a collection (tileset, tilesets-list, geodata-tilesets), Mapbox Vector Tiles (mvt), and their OpenAPI paths with
+ * the operationId suffixes the standard gives (oas30). Not declared: the datetime class (it also asks for
+ * `subset=datetime(…)`, which is not served; `datetime=` is), dataset tilesets, collections selection, map and
+ * coverage tiles, and any other encoding.
  */
 export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
@@ -21,6 +27,12 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
   "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
   "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+  "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core",
+  "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset",
+  "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
+  "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
+  "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
+  "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/oas30",
 ] as const;
 
 export const conformanceDocument = () => ({ conformsTo: [...CONFORMANCE_CLASSES] });

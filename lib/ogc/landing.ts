@@ -31,11 +31,17 @@ export function landingDocument(request: Request, format: Format) {
     },
     { href: href(PATHS.conformance), rel: REL.conformance, type: MEDIA.json, title: "Conformance classes" },
     { href: href(PATHS.collections), rel: REL.data, type: MEDIA.json, title: "The collections" },
+    {
+      href: href(PATHS.tileMatrixSets),
+      rel: REL.tilingSchemes,
+      type: MEDIA.json,
+      title: "The tile matrix sets of the vector tiles",
+    },
   ];
   return {
-    title: `${SERVICE_NAME}: OGC API - Features`,
+    title: `${SERVICE_NAME}: OGC API - Features and Tiles`,
     description:
-      "Location proofs (EAS attestations indexed from EVM chains) as GeoJSON features, with CQL2 filtering and an HTML map.",
+      "Location proofs (EAS attestations indexed from EVM chains) as GeoJSON features, with CQL2 filtering, as vector tiles, and on an HTML map.",
     links,
   };
 }

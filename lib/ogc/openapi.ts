@@ -3,6 +3,9 @@ import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
 import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import { TILE_MATRIX_SET_IDS } from "../tiles/tile-matrix-set.js";
+import { CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER, TILE_FILTER_NAMES } from "../tiles/tile-rules.js";
+import { MAX_ZOOM } from "../tiles/web-mercator.js";
 import { parameterSchema } from "../v0/openapi-params.js";
 import { VERSION } from "../version.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
@@ -17,7 +20,141 @@ import {
   OGC_BASE,
   OGC_DEFAULT_LIMIT,
   OGC_MAX_LIMIT,
+  TILED_COLLECTIONS,
 } from "./vocabulary.js";
+
+const linkList = { type: "array", items: { $ref: "#/components/schemas/link" } };
+const crs = { type: "string", description: "CRS URI" };
+
+/** The tile resources' documents (OGC TMS 2.0 JSON, the members this service writes). */
+const TILE_SCHEMAS = {
+  tileSetItem: {
+    type: "object",
+    required: ["dataType", "crs", "links"],
+    properties: {
+      title: { type: "string" },
+      dataType: { type: "string", enum: ["map", "vector", "coverage"] },
+      crs,
+      tileMatrixSetURI: { type: "string", format: "uri" },
+      links: linkList,
+    },
+  },
+  tileSetsList: {
+    type: "object",
+    required: ["tilesets"],
+    properties: {
+      links: linkList,
+      tilesets: { type: "array", items: { $ref: "#/components/schemas/tileSetItem" } },
+    },
+  },
+  tileSet: {
+    type: "object",
+    required: ["dataType", "crs", "links"],
+    properties: {
+      title: { type: "string" },
+      description: { type: "string" },
+      dataType: { type: "string", enum: ["map", "vector", "coverage"] },
+      crs,
+      tileMatrixSetURI: { type: "string", format: "uri" },
+      tileMatrixSetLimits: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["tileMatrix", "minTileRow", "maxTileRow", "minTileCol", "maxTileCol"],
+          properties: {
+            tileMatrix: { type: "string" },
+            minTileRow: { type: "integer", minimum: 0 },
+            maxTileRow: { type: "integer", minimum: 0 },
+            minTileCol: { type: "integer", minimum: 0 },
+            maxTileCol: { type: "integer", minimum: 0 },
+          },
+        },
+      },
+      layers: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["id"],
+          properties: {
+            id: { type: "string" },
+            title: { type: "string" },
+            description: { type: "string" },
+            dataType: { type: "string" },
+            geometryDimension: { type: "integer" },
+            featureType: { type: "string" },
+            minTileMatrix: { type: "string" },
+            maxTileMatrix: { type: "string" },
+            propertiesSchema: { type: "object" },
+          },
+        },
+      },
+      boundingBox: { type: "object" },
+      links: linkList,
+    },
+  },
+  tileMatrixSets: {
+    type: "object",
+    required: ["tileMatrixSets"],
+    properties: {
+      links: linkList,
+      tileMatrixSets: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["links"],
+          properties: {
+            id: { type: "string" },
+            title: { type: "string" },
+            uri: { type: "string", format: "uri" },
+            crs,
+            links: linkList,
+          },
+        },
+      },
+    },
+  },
+  tileMatrixSet: {
+    type: "object",
+    required: ["crs", "tileMatrices"],
+    properties: {
+      id: { type: "string" },
+      title: { type: "string" },
+      uri: { type: "string", format: "uri" },
+      crs,
+      orderedAxes: { type: "array", items: { type: "string" } },
+      wellKnownScaleSet: { type: "string", format: "uri" },
+      boundingBox: { type: "object" },
+      tileMatrices: {
+        type: "array",
+        items: {
+          type: "object",
+          required: [
+            "id",
+            "scaleDenominator",
+            "cellSize",
+            "pointOfOrigin",
+            "tileWidth",
+            "tileHeight",
+            "matrixWidth",
+            "matrixHeight",
+          ],
+          properties: {
+            id: { type: "string" },
+            scaleDenominator: { type: "number" },
+            cellSize: { type: "number" },
+            cornerOfOrigin: { type: "string", enum: ["topLeft", "bottomLeft"] },
+            pointOfOrigin: { type: "array", items: { type: "number" }, minItems: 2, maxItems: 2 },
+            tileWidth: { type: "integer", minimum: 1 },
+            tileHeight: { type: "integer", minimum: 1 },
+            matrixWidth: { type: "integer", minimum: 1 },
+            matrixHeight: { type: "integer", minimum: 1 },
+          },
+        },
+      },
+      links: linkList,
+    },
+  },
+};
 
 type Param = Record<string, unknown>;
 
@@ -206,6 +343,99 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
   };
 }
 
+/**
+ * The tile paths of a tiled collection (OGC API - Tiles; lib/tiles/): the tilesets list, the tileset and the tile,
+ * with the operationId suffixes of the standard's oas30 class. They take the items' filter parameters (the same
+ * definitions), which the tilesets keep in their links.
+ */
+function tilePaths(c: Collection): Record<string, unknown> {
+  const name = pascal(c.id);
+  const prefix = `${name.charAt(0).toLowerCase()}${name.slice(1)}.collection.vector`;
+  const filters = itemsParameters(c).filter((p) =>
+    (TILE_FILTER_NAMES as readonly unknown[]).includes(p.name),
+  );
+  const tms = {
+    name: "tileMatrixSetId",
+    in: "path",
+    required: true,
+    description: "Tile matrix set identifier",
+    schema: { type: "string", enum: [...TILE_MATRIX_SET_IDS] },
+  };
+  const path = (name: string, description: string, schema: Record<string, unknown>): Param => ({
+    name,
+    in: "path",
+    required: true,
+    description,
+    schema,
+  });
+  const tilesOp = (summary: string, operationId: string, response: unknown, parameters: Param[]) => ({
+    get: {
+      summary,
+      operationId: `${prefix}.${operationId}`,
+      tags: ["OGC API - Tiles"],
+      parameters,
+      responses: { "200": response, ...errors },
+    },
+  });
+  const base = `/collections/${c.id}/tiles`;
+  return {
+    [base]: tilesOp(
+      `Vector tilesets of ${c.id}`,
+      "getTileSetsList",
+      jsonResponse("The tilesets, with links to each one and its tile matrix set", "tileSetsList"),
+      [f, ...filters],
+    ),
+    [`${base}/{tileMatrixSetId}`]: tilesOp(
+      `The ${c.id} vector tileset`,
+      "getTileSet",
+      jsonResponse("Tileset metadata with its layers and the tile URL template (rel item)", "tileSet"),
+      [tms, f, ...filters],
+    ),
+    [`${base}/{tileMatrixSetId}/{tileMatrix}/{tileCol}/{tileRow}`]: tilesOp(
+      `A vector tile of ${c.id}`,
+      "getTile",
+      {
+        description: `A Mapbox Vector Tile: layer ${POINTS_LAYER} (a point per proof) when the tile holds at most ${MAX_POINTS} matching proofs, else layer ${CLUSTERS_LAYER} (clusters with exact counts); a tile without proofs has both layers empty.`,
+        content: { [MEDIA.mvt]: { schema: { type: "string", format: "binary" } } },
+      },
+      [
+        tms,
+        path("tileMatrix", `Zoom level z, from 0 to ${MAX_ZOOM}`, {
+          type: "string",
+          pattern: "^(0|[1-9][0-9]?)$",
+        }),
+        path("tileCol", "Column x, from 0 to 2^z - 1", { type: "integer", minimum: 0 }),
+        path("tileRow", "Row y (0 at the north), from 0 to 2^z - 1", { type: "integer", minimum: 0 }),
+        ...filters,
+      ],
+    ),
+  };
+}
+
+/** The tile matrix sets (lib/tiles/tile-matrix-set.ts). */
+const tileMatrixSetPaths = (op: Op): Record<string, unknown> => ({
+  "/tileMatrixSets": op(
+    "Tile matrix sets",
+    "getTileMatrixSetsList",
+    jsonResponse("The tile matrix sets the tiles use", "tileMatrixSets"),
+  ),
+  "/tileMatrixSets/{tileMatrixSetId}": op(
+    "A tile matrix set",
+    "getTileMatrixSet",
+    jsonResponse("The tile matrix set's definition (OGC TMS 2.0 JSON)", "tileMatrixSet"),
+    [
+      {
+        name: "tileMatrixSetId",
+        in: "path",
+        required: true,
+        description: "Tile matrix set identifier",
+        schema: { type: "string", enum: [...TILE_MATRIX_SET_IDS] },
+      },
+      f,
+    ],
+  ),
+});
+
 /** The feature and feature-collection schemas of one collection: they differ in the geometry. */
 function featureSchemas(c: Collection): Record<string, unknown> {
   const name = pascal(c.id);
@@ -263,10 +493,10 @@ export function openApiDocument(request: Request) {
   return {
     openapi: "3.0.3",
     info: {
-      title: "Location Proof Query Service: OGC API - Features",
+      title: "Location Proof Query Service: OGC API - Features and Tiles",
       version: VERSION,
       description:
-        "Location proofs as GeoJSON features (OGC API - Features Part 1, with Part 3 queryables and CQL2 text filters).",
+        "Location proofs as GeoJSON features (OGC API - Features Part 1, with Part 3 queryables and CQL2 text filters) and as Mapbox Vector Tiles (OGC API - Tiles Part 1).",
       license: { name: "See the repository" },
     },
     servers: [{ url: `${baseUrl(request)}${OGC_BASE}` }],
@@ -292,6 +522,8 @@ export function openApiDocument(request: Request) {
         jsonResponse("The collections", "collections"),
       ),
       ...Object.assign({}, ...Object.values(COLLECTIONS).map((c) => collectionPaths(c, op))),
+      ...Object.assign({}, ...TILED_COLLECTIONS.map((id) => tilePaths(COLLECTIONS[id]))),
+      ...tileMatrixSetPaths(op),
     },
     components: {
       schemas: {
@@ -399,8 +631,10 @@ export function openApiDocument(request: Request) {
             rel: { type: "string" },
             type: { type: "string" },
             title: { type: "string" },
+            templated: { type: "boolean" },
           },
         },
+        ...TILE_SCHEMAS,
       },
     },
   };

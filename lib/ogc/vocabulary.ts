@@ -38,6 +38,13 @@ export const COLLECTIONS = {
 } as const;
 
 export type CollectionId = keyof typeof COLLECTIONS;
+
+/**
+ * The collections served as vector tiles (OGC API - Tiles, lib/tiles/): the points. The shapes collection is not
+ * tiled: a tile of shapes would cut them at its edges, and a map of everything wants each proof once, as its point.
+ */
+export const TILED_COLLECTIONS = ["location-proofs"] as const satisfies readonly CollectionId[];
+export type TiledCollectionId = (typeof TILED_COLLECTIONS)[number];
 export type Collection = (typeof COLLECTIONS)[CollectionId];
 export const COLLECTION_IDS = Object.keys(COLLECTIONS) as CollectionId[];
 
@@ -53,6 +60,13 @@ export const PATHS = {
   queryables: (c: CollectionId) => `${collectionPath(c)}/queryables`,
   item: (c: CollectionId, uid: string) => `${collectionPath(c)}/items/${encodeURIComponent(uid)}`,
   asset: (file: string) => `${OGC_BASE}/assets/${file}`,
+  tilesets: (c: CollectionId) => `${collectionPath(c)}/tiles`,
+  tileset: (c: CollectionId, tms: string) => `${collectionPath(c)}/tiles/${tms}`,
+  /** The tile URL template: z/x/y in the path, named as OGC API - Tiles names them. */
+  tile: (c: CollectionId, tms: string) =>
+    `${collectionPath(c)}/tiles/${tms}/{tileMatrix}/{tileCol}/{tileRow}`,
+  tileMatrixSets: `${OGC_BASE}/tileMatrixSets`,
+  tileMatrixSet: (id: string) => `${OGC_BASE}/tileMatrixSets/${id}`,
 } as const;
 
 export const MEDIA = {
@@ -61,6 +75,7 @@ export const MEDIA = {
   html: "text/html",
   openapi: "application/vnd.oai.openapi+json;version=3.0",
   schema: "application/schema+json",
+  mvt: "application/vnd.mapbox-vector-tile",
 } as const;
 
 /** Link relations (IANA registered, plus the OGC ones, which are URIs). */
@@ -76,9 +91,15 @@ export const REL = {
   next: "next",
   prev: "prev",
   queryables: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+  /** a templated link to the tiles of a tileset */
+  item: "item",
+  tilesetsVector: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
+  tilingScheme: "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme",
+  tilingSchemes: "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes",
+  geodata: "http://www.opengis.net/def/rel/ogc/1.0/geodata",
 } as const;
 
-export type Link = { href: string; rel: string; type?: string; title?: string };
+export type Link = { href: string; rel: string; type?: string; title?: string; templated?: boolean };
 
 /** The CRS every geometry is in: WGS 84 longitude/latitude (GeoJSON's RFC 7946 order). */
 export const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";

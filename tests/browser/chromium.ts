@@ -77,11 +77,19 @@ export async function open(
       expectStatus >= 400 &&
       msg.location().url.split("#")[0] === page.url() &&
       msg.text().includes(`status of ${expectStatus}`);
-    if ((msg.type() === "error" || msg.type() === "warning") && !expected)
+    // Chromium's software WebGL (the map of every proof) logs its own performance notes as warnings ("GL Driver
+    // Message …"): they come from the renderer, not from the page.
+    const renderer = msg.type() === "warning" && msg.text().includes("GL Driver Message");
+    if ((msg.type() === "error" || msg.type() === "warning") && !expected && !renderer)
       problems.push(`console ${msg.type()}: ${msg.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
+  // A request the page cancelled itself (a map cancels the tiles a move made unneeded; leaving the page cancels what
+  // is still loading) is no failure.
+  page.on("requestfailed", (request) => {
+    if (request.failure()?.errorText !== "net::ERR_ABORTED")
+      problems.push(`request failed: ${request.url()}`);
+  });
   page.on("response", (response) => {
     const main = response.request().isNavigationRequest() && response.status() === expectStatus;
     if (response.status() >= 400 && !main) problems.push(`HTTP ${response.status()}: ${response.url()}`);

@@ -52,8 +52,19 @@ const PAGES: PageCase[] = [
   { name: "error-404", path: "/no/such/page", map: false, status: 404 },
 ];
 
-/** The country outlines are drawn, in a pane under the features'. */
+/**
+ * The country outlines are drawn, under the features: in a pane under the features' (Leaflet), or as style layers
+ * under the proofs' (the map of every proof, MapLibre GL JS, which says its layers in data-layers).
+ */
 async function basemapUnderFeatures(page: Page) {
+  if (await page.locator("#map.maplibregl-map").count()) {
+    const layers = ((await page.locator("#map").getAttribute("data-layers")) ?? "").split(",");
+    const countries = Number(await page.locator("#map").getAttribute("data-countries"));
+    return {
+      countries,
+      below: layers.indexOf("land") >= 0 && layers.indexOf("land") < layers.indexOf("points"),
+    };
+  }
   const countries = await page.locator(".leaflet-basemap-pane path.country").count();
   const [basemap, overlay] = await page.evaluate(() =>
     [".leaflet-basemap-pane", ".leaflet-overlay-pane"].map((s) =>
@@ -98,13 +109,17 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
       viewport,
     );
     await mapReady(page);
-    await page.locator(".leaflet-overlay-pane path.feature-marker").first().click({ force: true });
-    const popup = page.locator(".leaflet-popup");
+    await page.waitForSelector("#map[data-ready]");
+    // The one proof of the map, clicked where it is drawn (the map says where: data-first-point).
+    const [x, y] = JSON.parse((await page.locator("#map").getAttribute("data-first-point"))!) as number[];
+    const canvas = (await page.locator("#map canvas").boundingBox())!;
+    await page.mouse.click(canvas.x + x!, canvas.y + y!);
+    const popup = page.locator(".maplibregl-popup");
     await popup.waitFor({ timeout: 5000 });
-    await page.waitForTimeout(400); // Leaflet pans the map to show the popup
+    await page.waitForTimeout(400); // the map pans to show the popup
     await screenshot(page, `items-popup-${viewport.name}`);
     const map = (await page.locator("#map").boundingBox())!;
-    const box = (await popup.boundingBox())!;
+    const box = (await page.locator(".maplibregl-popup-content").boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(map.x);
     expect(box.y).toBeGreaterThanOrEqual(map.y);
     expect(box.x + box.width).toBeLessThanOrEqual(map.x + map.width);
@@ -165,7 +180,7 @@ describe("navigation", () => {
     expect(await page.locator(".stat b").first().textContent()).toBe(String(rows.length));
     await page.getByRole("link", { name: "Open the map of proofs" }).click();
     await mapReady(page);
-    expect(await page.locator(".leaflet-basemap-pane path.country").count()).toBeGreaterThan(100);
+    expect(Number(await page.locator("#map").getAttribute("data-countries"))).toBeGreaterThan(100);
     expect(Number(await page.locator("#map").getAttribute("data-feature-count"))).toBeGreaterThan(50);
     expect(problems).toEqual([]);
     await page.close();
@@ -225,7 +240,7 @@ describe("navigation", () => {
   });
 });
 
-/** A one-pixel PNG: what a tile server answers here (Leaflet stretches it to 256×256). */
+/** A one-pixel PNG: what a tile server answers here (the map stretches it to a tile). */
 const PIXEL = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
   "base64",
@@ -244,7 +259,8 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
   beforeAll(async () => {
     tiles = createServer((req, res) => {
       requested.push(req.url ?? "");
-      res.writeHead(200, { "content-type": "image/png" }).end(PIXEL);
+      // As public tile servers do: the map of every proof fetches its tiles (CORS), Leaflet loads them as images.
+      res.writeHead(200, { "content-type": "image/png", "access-control-allow-origin": "*" }).end(PIXEL);
     });
     await new Promise<void>((resolve) => tiles.listen(0, "127.0.0.1", resolve));
     // Another origin than the pages' (localhost:port): the CSP must allow exactly this one.
@@ -259,19 +275,15 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
     setConfig(loadConfig(env(tileOrigin)));
     const { page, problems } = await open(browser, `${base}${items}?limit=100`, DESKTOP);
     await mapReady(page);
-    await page.waitForFunction(() => {
-      const imgs = [...document.querySelectorAll<HTMLImageElement>(".leaflet-tile-pane img")];
-      return imgs.length > 0 && imgs.every((img) => img.complete && img.naturalWidth > 0);
-    });
+    // The map of every proof (MapLibre GL JS) fetches the raster tiles and draws them above the outlines.
+    await page.waitForSelector("#map[data-ready]");
     expect(requested.length).toBeGreaterThan(0);
-    expect(await page.locator(".leaflet-control-attribution").textContent()).toContain("Tiles © Test & Co");
-    const [outlines, tilePane] = await page.evaluate(() =>
-      [".leaflet-basemap-pane", ".leaflet-tile-pane"].map((s) =>
-        Number(getComputedStyle(document.querySelector(s)!).zIndex),
-      ),
-    );
-    expect(outlines).toBeLessThan(tilePane!);
-    expect(await page.locator(".leaflet-basemap-pane path.country").count()).toBeGreaterThan(100);
+    await page.locator(".maplibregl-ctrl-attrib-button").click();
+    expect(await page.locator(".maplibregl-ctrl-attrib").textContent()).toContain("Tiles © Test & Co");
+    const layers = ((await page.locator("#map").getAttribute("data-layers")) ?? "").split(",");
+    expect(layers.indexOf("land")).toBeLessThan(layers.indexOf("basemap"));
+    expect(layers.indexOf("basemap")).toBeLessThan(layers.indexOf("points"));
+    expect(Number(await page.locator("#map").getAttribute("data-countries"))).toBeGreaterThan(100);
     await screenshot(page, "items-tiles-desktop");
     expect(problems).toEqual([]);
     await page.close();
@@ -281,7 +293,7 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
     setConfig(loadConfig(env("http://127.0.0.1:9")));
     const { page } = await open(browser, `${base}${items}?limit=100`, DESKTOP);
     await mapReady(page);
-    expect(await page.locator(".leaflet-basemap-pane path.country").count()).toBeGreaterThan(100);
+    expect(Number(await page.locator("#map").getAttribute("data-countries"))).toBeGreaterThan(100);
     await screenshot(page, "items-tiles-offline-desktop");
     await page.close();
   });

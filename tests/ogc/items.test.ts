@@ -504,14 +504,36 @@ describe("items: sortby", () => {
 });
 
 describe("items: HTML", () => {
-  it("renders the map page with the features as a data block", async () => {
-    const res = await app.get(`${ITEMS}?limit=5&bbox=-10,35,30,60`, { headers: { accept: "text/html" } });
+  it("renders the shapes' map page with the page's features as a data block", async () => {
+    const res = await app.get(`${SHAPES}?limit=5&bbox=-10,35,30,60`, { headers: { accept: "text/html" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     expect(res.body).toMatch(/<div id="map" [^>]*><\/div>/);
     const block = /<script type="application\/json" id="features">(.*?)<\/script>/s.exec(res.body)![1]!;
     expect(JSON.parse(block).features).toHaveLength(5);
     expect(res.body).toContain("/api/ogc/assets/leaflet.js");
+  });
+
+  it("renders the map of every proof: the vector tiles with the page's filters, and the page's list", async () => {
+    const res = await app.get(`${ITEMS}?limit=5&bbox=-10,35,30,60&chain=sepolia&sortby=uid`, {
+      headers: { accept: "text/html" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatch(/<div id="map" [^>]*><\/div>/);
+    const block = /<script type="application\/json" id="tile-map-config">(.*?)<\/script>/s.exec(
+      res.body,
+    )![1]!;
+    const config = JSON.parse(block);
+    // The tiles take the filters (chain), never what pages or orders a list, nor bbox (the map starts there).
+    expect(config.tiles).toBe(
+      "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad/{z}/{x}/{y}?chain=sepolia",
+    );
+    expect(config.bounds).toEqual([
+      [-10, 35],
+      [30, 60],
+    ]);
+    expect(res.body).toContain("/api/ogc/assets/tile-map.mjs");
+    expect(res.body.match(/<a class="uid"/g)).toHaveLength(5);
   });
 });
 

@@ -16,19 +16,22 @@ const rels = (links: { rel: string; type?: string }[]) =>
   links.map((l) => `${l.rel} ${l.type ?? ""}`.trim()).sort();
 
 describe("landing page", () => {
-  it("links self, alternate, service-desc, service-doc, conformance and data, all absolute", async () => {
+  it("links self, alternate, service-desc, service-doc, conformance, data and the tile matrix sets, all absolute", async () => {
     const res = await app.get("/api/ogc");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.body.title).toMatch(/OGC API/);
-    expect(rels(res.body.links)).toEqual([
-      "alternate text/html",
-      "conformance application/json",
-      "data application/json",
-      "self application/json",
-      "service-desc application/vnd.oai.openapi+json;version=3.0",
-      "service-doc text/html",
-    ]);
+    expect(rels(res.body.links)).toEqual(
+      [
+        "alternate text/html",
+        "conformance application/json",
+        "data application/json",
+        "self application/json",
+        "service-desc application/vnd.oai.openapi+json;version=3.0",
+        "service-doc text/html",
+        "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes application/json",
+      ].sort(),
+    );
     const href = (rel: string) => res.body.links.find((l: { rel: string }) => l.rel === rel).href;
     expect(href("self")).toBe(`${TEST_BASE}/api/ogc`);
     expect(href("service-desc")).toBe(`${TEST_BASE}/api/ogc/api`);
@@ -83,7 +86,7 @@ describe("conformance", () => {
     expect(res.body.conformsTo).toEqual([...CONFORMANCE_CLASSES]);
     for (const uri of res.body.conformsTo) {
       expect(uri).toMatch(
-        /^http:\/\/www\.opengis\.net\/spec\/(ogcapi-features-[13]\/1\.0|cql2\/1\.0)\/conf\/[a-z0-9-]+$/,
+        /^http:\/\/www\.opengis\.net\/spec\/(ogcapi-features-[13]\/1\.0|cql2\/1\.0|ogcapi-tiles-1\/1\.0)\/conf\/[a-z0-9-]+$/,
       );
     }
     expect(res.body.conformsTo).toContain("http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core");
@@ -125,12 +128,13 @@ describe("collections", () => {
     ]);
   });
 
-  it("describes the collection with self, alternate, items (GeoJSON) and queryables links", async () => {
+  it("describes the collection with self, alternate, items (GeoJSON), queryables and vector tiles links", async () => {
     const res = await app.get("/api/ogc/collections/location-proofs");
     expect(res.status).toBe(200);
     expect(rels(res.body.links)).toEqual([
       "alternate text/html",
       "http://www.opengis.net/def/rel/ogc/1.0/queryables application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector application/json",
       "items application/geo+json",
       "items text/html",
       "self application/json",

@@ -193,17 +193,28 @@ describe("HTML settings", () => {
     }
   });
 
-  it("tiles reach the map's configuration and the CSP allows images from that origin only", async () => {
+  it("tiles reach the maps' configuration and the CSP allows images and fetches from that origin only", async () => {
     setConfig(loadConfig({ ...base, ...tiles }));
     try {
-      const res = await fetchAs("/api/ogc/collections/location-proofs/items?f=html");
-      const csp = res.headers.get("content-security-policy")!;
-      expect(csp).toContain("img-src 'self' data: https://tile.example.org;");
-      expect(csp.match(/https?:\/\//g)).toHaveLength(1);
-      const config = JSON.parse(
-        /<script type="application\/json" id="map-config">(.*?)<\/script>/.exec(await res.text())![1]!,
-      );
-      expect(config.tiles).toEqual({ url: tiles.BASEMAP_TILE_URL, attribution: tiles.BASEMAP_ATTRIBUTION });
+      const configOf = async (path: string, id: string) => {
+        const res = await fetchAs(path);
+        const csp = res.headers.get("content-security-policy")!;
+        expect(csp).toContain("img-src 'self' data: https://tile.example.org;");
+        // The map of every proof fetches its raster tiles (MapLibre GL JS); Leaflet loads them as images.
+        expect(csp).toContain("connect-src 'self' https://tile.example.org;");
+        expect(csp.match(/https?:\/\//g)).toHaveLength(2);
+        const block = new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`).exec(
+          await res.text(),
+        );
+        return JSON.parse(block![1]!);
+      };
+      const leaflet = await configOf("/api/ogc/collections/location-proof-shapes/items?f=html", "map-config");
+      expect(leaflet.tiles).toEqual({ url: tiles.BASEMAP_TILE_URL, attribution: tiles.BASEMAP_ATTRIBUTION });
+      const tileMap = await configOf("/api/ogc/collections/location-proofs/items?f=html", "tile-map-config");
+      expect(tileMap.basemap).toEqual({
+        url: tiles.BASEMAP_TILE_URL,
+        attribution: tiles.BASEMAP_ATTRIBUTION,
+      });
     } finally {
       setConfig(loadConfig(base));
     }

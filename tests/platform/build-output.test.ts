@@ -55,9 +55,9 @@ describe("functions", () => {
       const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
       const files = walk(dir);
       const extra = files.filter((f) => f !== HANDLER && f !== ".vc-config.json");
-      // Only the assets functions ship files besides their bundles: Leaflet, topojson-client and Natural Earth's
-      // outlines (world-atlas) for the pages, Swagger UI for /docs, GraphiQL for /graphql — each only the files it
-      // serves.
+      // Only the assets functions ship files besides their bundles: Leaflet, MapLibre GL JS, topojson-client and
+      // Natural Earth's outlines (world-atlas) for the pages, Swagger UI for /docs, GraphiQL for /graphql — each only
+      // the files it serves.
       if (route.path === "/api/docs/assets/[file]") {
         expect(extra.sort()).toEqual([
           "node_modules/swagger-ui-dist/package.json",
@@ -69,6 +69,10 @@ describe("functions", () => {
           "node_modules/leaflet/dist/leaflet.css",
           "node_modules/leaflet/dist/leaflet.js",
           "node_modules/leaflet/package.json",
+          "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs",
+          "node_modules/maplibre-gl/dist/maplibre-gl.css",
+          "node_modules/maplibre-gl/dist/maplibre-gl.mjs",
+          "node_modules/maplibre-gl/package.json",
           "node_modules/topojson-client/dist/topojson-client.min.js",
           "node_modules/topojson-client/package.json",
           "node_modules/world-atlas/countries-110m.json",

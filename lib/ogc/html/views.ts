@@ -1,8 +1,16 @@
-import { escapeHtml as e } from "../../html/escape.js";
-import { type Crumb, mapSection, page, SITE_PATHS } from "../../html/layout.js";
+import { CHAIN_NAMES } from "../../chains/registry.js";
+import { getConfig } from "../../config.js";
+import { escapeHtml as e, jsonBlock } from "../../html/escape.js";
+import { assetPath, type Crumb, mapSection, page, SITE_PATHS } from "../../html/layout.js";
 import { humanTime, linkList, pager, proofTable, shortHex, summaryOf, timeCell } from "../../html/parts.js";
+import { linkWith } from "../../http/links.js";
+import { requestUrl } from "../../http/request-url.js";
+import { parseBbox } from "../../params.js";
+import { mapTileUrl } from "../../tiles/map-tile-url.js";
+import { CLUSTERS_LAYER, POINTS_LAYER } from "../../tiles/tile-rules.js";
+import { MAX_ZOOM } from "../../tiles/web-mercator.js";
 import type { OgcFeature } from "../feature.js";
-import { type Collection, type Link, OGC_MAX_LIMIT, PATHS, REL } from "../vocabulary.js";
+import { type Collection, type Link, OGC_MAX_LIMIT, PATHS, REL, TILED_COLLECTIONS } from "../vocabulary.js";
 
 /** Server-rendered HTML views of the OGC resources (the Part 1 "html" conformance class), in the site's layout. */
 
@@ -167,6 +175,30 @@ export function itemsHtml(
   const rows = doc.features.map((f) => summaryOf(f.properties, f.geometry));
   const drawn = doc.features.filter((f) => f.geometry !== null).length;
   const off = doc.numberReturned - drawn;
+  const tiled = (TILED_COLLECTIONS as readonly string[]).includes(collection.id);
+  const list = `${pager(request, {
+    ...at,
+    returned: doc.numberReturned,
+    total: doc.numberMatched,
+    next: link(REL.next),
+    prev: link(REL.prev),
+    noun: ["proof", "proofs"],
+    sizes: PAGE_SIZES,
+  })}
+${proofTable(rows, itemPage(collection))}
+${linkList(doc.links.filter((l) => l.rel !== REL.next && l.rel !== REL.prev))}`;
+  if (tiled) {
+    return page({
+      title: collection.title,
+      section: "map",
+      crumbs: [ogcHome(href), collectionsCrumb(href), collectionCrumb(href, collection), { title: "Map" }],
+      lead: "Every matching proof with coordinates: where they crowd, discs with their number (click to zoom in); zoomed in, each proof (click for its details). The list below pages through the same proofs.",
+      head: TILE_MAP_HEAD,
+      body: `${mapFilters(request, collection)}
+${tileMapSection(request, collection)}
+${list}`,
+    });
+  }
   return page({
     title: collection.title,
     section: "map",
@@ -180,18 +212,72 @@ export function itemsHtml(
     }`,
     map: true,
     body: `${mapSection({ features: doc.features, itemPath: `${PATHS.items(collection.id)}/`, label: `Map of ${collection.title}` })}
-${pager(request, {
-  ...at,
-  returned: doc.numberReturned,
-  total: doc.numberMatched,
-  next: link(REL.next),
-  prev: link(REL.prev),
-  noun: ["proof", "proofs"],
-  sizes: PAGE_SIZES,
-})}
-${proofTable(rows, itemPage(collection))}
-${linkList(doc.links.filter((l) => l.rel !== REL.next && l.rel !== REL.prev))}`,
+${list}`,
   });
+}
+
+/** The map of every proof: MapLibre GL JS and its styles, the outlines' decoder and our script (TILE_MAP_JS). */
+const TILE_MAP_HEAD = `<link rel="stylesheet" href="${assetPath("maplibre-gl.css")}">
+<script src="${assetPath("topojson-client.js")}" defer></script>
+<script type="module" src="${assetPath("tile-map.mjs")}"></script>
+`;
+
+/** The map's element and what tile-map.mjs needs: the tile URL with the page's filters, and the basemap. */
+function tileMapSection(request: Request, collection: Collection): string {
+  const tiles = getConfig().basemapTiles;
+  const bbox = requestUrl(request).searchParams.get("bbox");
+  const box = bbox ? parseBbox(bbox, "bbox", true) : undefined;
+  return `<div id="map" class="map" role="region" aria-label="${e(`Map of ${collection.title}`)}"></div>
+${jsonBlock("tile-map-config", {
+  tiles: mapTileUrl(request, collection),
+  maxZoom: MAX_ZOOM,
+  layers: { points: POINTS_LAYER, clusters: CLUSTERS_LAYER },
+  itemPath: `${PATHS.items(collection.id)}/`,
+  assets: assetPath(""),
+  basemap: tiles ? { url: tiles.url, attribution: tiles.attribution } : null,
+  bounds:
+    box && typeof box !== "string" && box.minLon <= box.maxLon
+      ? [
+          [box.minLon, box.minLat],
+          [box.maxLon, box.maxLat],
+        ]
+      : null,
+})}`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The map's and the list's filters as links (they work without script, and each keeps the page's other
+ * parameters; the page starts again from its first proof): the chain, and a time window of whole UTC days up to
+ * now, on event_timestamp with the items' rule (proofs without an event time stay).
+ */
+function mapFilters(request: Request, collection: Collection): string {
+  const path = PATHS.items(collection.id);
+  const params = requestUrl(request).searchParams;
+  const choice = (name: string, label: string, value: string | undefined, current: string | null) => {
+    const href = linkWith(request, path, { [name]: value }, ["cursor", "offset"]);
+    const on = (value ?? null) === current;
+    return `<a href="${e(href)}"${on ? ' aria-current="true"' : ""}>${e(label)}</a>`;
+  };
+  const chain = params.get("chain");
+  const chains = [
+    choice("chain", "All chains", undefined, chain),
+    ...CHAIN_NAMES.map((c) => choice("chain", c, c, chain)),
+  ];
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  const since = (days: number) => `${new Date(today - days * DAY_MS).toISOString().slice(0, 10)}/..`;
+  const datetime = params.get("datetime");
+  const windows = [
+    choice("datetime", "Any time", undefined, datetime),
+    choice("datetime", "Last 7 days", since(7), datetime),
+    choice("datetime", "Last 30 days", since(30), datetime),
+    choice("datetime", "Last year", since(365), datetime),
+  ];
+  return `<nav class="map-filters" aria-label="Filters of the map and the list">
+<div class="filter"><span class="label">Chain</span>${chains.join("")}</div>
+<div class="filter"><span class="label">Event time</span>${windows.join("")}</div>
+</nav>`;
 }
 
 const valueHtml = (key: string, v: unknown): string => {
@@ -260,5 +346,114 @@ export function queryablesHtml(
     ],
     lead: `${e(doc.description)} Use them in <code>filter=</code> (CQL2 text) and <code>sortby=</code>.`,
     body: `<div class="table-wrap"><table class="data"><thead><tr><th scope="col">Property</th><th scope="col">Type</th><th scope="col">Meaning</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+  });
+}
+
+/** A tile resource's links for people, without the templated tile link (not a page to open). */
+const browsable = (links: readonly Link[]) => links.filter((l) => !l.templated);
+
+const tileTemplateOf = (links: readonly Link[]) => links.find((l) => l.rel === REL.item && l.templated)?.href;
+
+/** How to use a tile URL template from QGIS, GDAL and a web map (the same words as docs/tiles.md). */
+function tileUse(template: string): string {
+  const xyz = template.replace("{tileMatrix}", "{z}").replace("{tileCol}", "{x}").replace("{tileRow}", "{y}");
+  return `<h2>Use the tiles</h2>
+<p>Tile URL (Mapbox Vector Tiles, <code>{z}/{x}/{y}</code>):</p>
+<p><code class="copyable">${e(xyz)}</code> <button type="button" class="copy" data-copy="${e(xyz)}" title="Copy the URL" hidden>Copy</button></p>
+<p>In QGIS: <em>Layer → Add Layer → Add Vector Tile Layer</em>, new generic connection with this URL, zoom 0 to ${MAX_ZOOM}.</p>
+<p>With GDAL: <code>ogrinfo MVT:${e(xyz.replace("{z}/{x}/{y}", "0/0/0"))}</code></p>`;
+}
+
+export function tilesetsHtml(
+  doc: { tilesets: { title?: string; links: Link[] }[]; links: Link[] },
+  href: Href,
+  collection: Collection,
+): string {
+  const cards = doc.tilesets
+    .map((t) => {
+      const self = t.links.find((l) => l.rel === REL.self)?.href ?? "";
+      return `<section class="card"><h2><a href="${e(`${self}${self.includes("?") ? "&" : "?"}f=html`)}">${e(t.title ?? "Tileset")}</a></h2>
+<p>WebMercatorQuad, Mapbox Vector Tiles.</p></section>`;
+    })
+    .join("\n");
+  return page({
+    title: `Tilesets of ${collection.title}`,
+    section: "ogc",
+    crumbs: [ogcHome(href), collectionsCrumb(href), collectionCrumb(href, collection), { title: "Tiles" }],
+    lead: "The collection as vector tiles, for map clients.",
+    body: `<div class="cards">${cards}</div>${linkList(doc.links)}`,
+  });
+}
+
+export function tilesetHtml(
+  doc: { title: string; description: string; links: Link[]; layers: { id: string; description: string }[] },
+  href: Href,
+  collection: Collection,
+): string {
+  const template = tileTemplateOf(doc.links);
+  const layers = doc.layers.map((l) => `<li><code>${e(l.id)}</code>: ${e(l.description)}</li>`).join("");
+  return page({
+    title: doc.title,
+    section: "ogc",
+    crumbs: [
+      ogcHome(href),
+      collectionsCrumb(href),
+      collectionCrumb(href, collection),
+      { title: "Tiles", href: `${href(PATHS.tilesets(collection.id))}?f=html` },
+      { title: "WebMercatorQuad" },
+    ],
+    lead: e(doc.description),
+    body: `<h2>Layers</h2><ul class="plain">${layers}</ul>
+${template ? tileUse(template) : ""}
+${linkList(browsable(doc.links))}`,
+  });
+}
+
+export function tileMatrixSetsHtml(
+  doc: { tileMatrixSets: { id: string; title: string; links: Link[] }[]; links: Link[] },
+  href: Href,
+): string {
+  const items = doc.tileMatrixSets
+    .map(
+      (t) =>
+        `<li><a href="${e(`${href(PATHS.tileMatrixSet(t.id))}?f=html`)}">${e(t.id)}</a>: ${e(t.title)}</li>`,
+    )
+    .join("");
+  return page({
+    title: "Tile matrix sets",
+    section: "ogc",
+    crumbs: [ogcHome(href), { title: "Tile matrix sets" }],
+    lead: "The tiling schemes the tiles use.",
+    body: `<ul class="plain">${items}</ul>${linkList(doc.links)}`,
+  });
+}
+
+export function tileMatrixSetHtml(
+  doc: {
+    id: string;
+    title: string;
+    crs: string;
+    tileMatrices: { id: string; matrixWidth: number; cellSize: number; scaleDenominator: number }[];
+    links: Link[];
+  },
+  href: Href,
+): string {
+  const rows = doc.tileMatrices
+    .map(
+      (m) =>
+        `<tr><td>${e(m.id)}</td><td>${e(m.matrixWidth)} × ${e(m.matrixWidth)}</td><td>${e(m.cellSize.toPrecision(6))}</td><td>${e(Math.round(m.scaleDenominator))}</td></tr>`,
+    )
+    .join("");
+  return page({
+    title: doc.id,
+    section: "ogc",
+    crumbs: [
+      ogcHome(href),
+      { title: "Tile matrix sets", href: `${href(PATHS.tileMatrixSets)}?f=html` },
+      { title: doc.id },
+    ],
+    lead: `${e(doc.title)}: ${e(doc.crs)}, 256-pixel tiles.`,
+    body: `<div class="table-wrap"><table class="data"><thead><tr><th scope="col">Tile matrix (zoom)</th><th scope="col">Tiles</th><th scope="col">Metres per pixel</th><th scope="col">Scale 1:</th></tr></thead><tbody>${rows}</tbody></table></div>
+${linkList(doc.links)}`,
   });
 }

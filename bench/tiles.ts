@@ -1,0 +1,305 @@
+/**
+ * The vector tiles at a million proofs, as deployed: `npm run bench:tiles [-- options]`.
+ *
+ * 1. Loads N synthetic proofs (lib/local/synthetic-proofs.ts, the data of bench:scale: 70% of the points crowding
+ *    30 cities, the densest, Tokyo, ~130,000 proofs within a degree) into a database of its own, `lpqs_bench_tiles`
+ *    on BENCH_DATABASE_URL's server, and, when PostGIS is installed (`bash bench/peers.sh` installs it, or
+ *    `apt-get install postgresql-15-postgis-3`), a PostGIS copy of their points in Web Mercator (the same points,
+ *    latitudes clamped to the map as ours are) with a GiST index.
+ * 2. Builds the functions (`npm run build`'s output) and serves them on Node 24 as Vercel invokes them.
+ * 3. For every zoom from 0 to 16, the tiles holding a few places (Tokyo's centre, Berlin, São Paulo, a sparse spot)
+ *    and a few proofs picked at random (where people look is where proofs are): p50 and p99 of the HTTP request,
+ *    interleaved, after a warm-up; then the same tiles right after a write (a proof inserted into the tile before
+ *    each request, so the tile has changed); the kind of each tile (points or clusters) and its size.
+ * 4. The z0 tile decoded (@mapbox/vector-tile): its clusters' counts against the number of proofs with coordinates.
+ * 5. Beside each tile, PostGIS building it with ST_AsMVT over the same points in the same PostgreSQL (node-postgres,
+ *    the SQL alone: a tile server's HTTP would come on top), and ours built the same way (the service's SQL over
+ *    node-postgres and its MVT encoding, in this process): where ours holds points, both send the same points and
+ *    the ratio of ours built to PostGIS is printed; where ours holds clusters, PostGIS would send every point: both
+ *    sizes and times are printed.
+ * With a chain filter (the map's control) the same, for the tiles of z0–z12 the counts serve.
+ *
+ * Options: --rows N (1,000,000), --iterations K (15 per tile), --warm-up W (3 rounds), --keep (keep the database
+ * for the next run, which reuses it while it holds the same N proofs, loaded the same day), --max-zoom Z (16).
+ */
+import http from "node:http";
+import { VectorTile } from "@mapbox/vector-tile";
+import { sql } from "drizzle-orm";
+import { PbfReader } from "pbf";
+import pg from "pg";
+import { connect, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
+import { loadConfig, setConfig } from "../lib/config.js";
+import { SYNTHETIC_CITIES } from "../lib/local/synthetic-proofs.js";
+import { encodeTile } from "../lib/tiles/mvt.js";
+import { tileContent } from "../lib/tiles/tile-content.js";
+import { COUNTS_MAX_ZOOM } from "../lib/tiles/tile-pyramid.js";
+import { CLUSTERS_LAYER, POINTS_LAYER } from "../lib/tiles/tile-rules.js";
+import { MAX_LATITUDE, type TileAddress } from "../lib/tiles/web-mercator.js";
+import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
+import {
+  admin,
+  benchDatabase,
+  benchDatabaseUrl,
+  f1,
+  flag,
+  getOk,
+  lpad,
+  option,
+  pad,
+  percentile,
+  requireNode24,
+  servedEnv,
+} from "./common.js";
+
+const ROWS = option("--rows", 1_000_000);
+const ITERATIONS = option("--iterations", 15);
+const WARM_UP = option("--warm-up", 3);
+const MAX_Z = option("--max-zoom", 16);
+const KEEP = flag("--keep");
+const NODE24 = requireNode24();
+const DB = "lpqs_bench_tiles";
+const dbUrl = benchDatabaseUrl(DB);
+const TILES = "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad";
+const GOAL_MS = 50;
+const POSTGIS_TAG = "lpqs tiles: PostGIS copy of the points";
+
+/** The tile of zoom z holding a point (as the server computes it, lib/tiles/tile-sql.ts). */
+function tileAt(lon: number, lat: number, z: number): TileAddress {
+  const n = 2 ** z;
+  const s = Math.sin((Math.max(-MAX_LATITUDE, Math.min(MAX_LATITUDE, lat)) * Math.PI) / 180);
+  const y = Math.floor((0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * n);
+  return { z, x: Math.min(n - 1, Math.floor(((lon + 180) / 360) * n)), y: Math.min(n - 1, Math.max(0, y)) };
+}
+
+const name = (t: TileAddress) => `${t.z}/${t.x}/${t.y}`;
+
+type Tile = { t: TileAddress; place: string; query: string };
+type Decoded = { points: number; clusters: number; proofs: number };
+
+function decode(bytes: Buffer): Decoded {
+  const tile = new VectorTile(new PbfReader(bytes));
+  const points = tile.layers[POINTS_LAYER]?.length ?? 0;
+  const clusters = tile.layers[CLUSTERS_LAYER];
+  let proofs = points;
+  for (let i = 0; i < (clusters?.length ?? 0); i++) proofs += Number(clusters!.feature(i).properties.count);
+  return { points, clusters: clusters?.length ?? 0, proofs };
+}
+
+/** The PostGIS copy: the points of the proofs that have coordinates, in EPSG:3857, with the tile's properties. */
+async function preparePostgis(): Promise<boolean> {
+  const [available] = await admin(
+    "select count(*)::int as n from pg_available_extensions where name = 'postgis'",
+  );
+  if (!available?.n) {
+    console.log(
+      "PostGIS is not installed: no side-by-side figures (`bash bench/peers.sh` installs it, or apt-get install postgresql-15-postgis-3)",
+    );
+    return false;
+  }
+  const [tag] = await admin(
+    "select obj_description(to_regclass('public.tile_peer_points'), 'pg_class') as tag",
+    dbUrl,
+  );
+  if (tag?.tag === POSTGIS_TAG) return true;
+  const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  try {
+    process.stdout.write("copying the points for PostGIS");
+    await handle.db.execute(sql`create extension if not exists postgis`);
+    await handle.db.execute(sql`drop table if exists tile_peer_points`);
+    await handle.db.execute(
+      sql.raw(`create table tile_peer_points as
+        select uid, chain, prover, to_char(event_timestamp at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_timestamp,
+          revoked, left(memo, 40) as memo,
+          ST_Transform(ST_SetSRID(ST_MakePoint(longitude, greatest(-${MAX_LATITUDE}, least(${MAX_LATITUDE}, latitude))), 4326), 3857) as geom
+        from location_proofs where longitude is not null`),
+    );
+    await handle.db.execute(sql`create index tile_peer_points_geom on tile_peer_points using gist (geom)`);
+    await handle.db.execute(sql`vacuum analyze tile_peer_points`);
+    await handle.db.execute(sql.raw(`comment on table tile_peer_points is '${POSTGIS_TAG}'`));
+    console.log("\rcopied the points for PostGIS          ");
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
+
+const POSTGIS_TILE = `select ST_AsMVT(q, '${POINTS_LAYER}', 4096, 'geom') as mvt from (
+    select uid, chain, prover, event_timestamp, revoked, memo,
+      ST_AsMVTGeom(geom, ST_TileEnvelope($1, $2, $3), 4096, 0, false) as geom
+    from tile_peer_points where geom && ST_TileEnvelope($1, $2, $3) and ($4::text is null or chain = $4)) q`;
+
+async function main() {
+  await benchDatabase(DB, ROWS, KEEP);
+  const postgis = await preparePostgis();
+  const output = builtOutputCopy();
+  const server = await serveOutput(output.dir, NODE24!, servedEnv(dbUrl));
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  const written: string[] = [];
+  try {
+    const version = (await admin("show server_version"))[0]!.server_version;
+    const pgis = postgis ? (await admin("select postgis_lib_version() as v", dbUrl))[0]!.v : "none";
+    console.log(
+      `\nbench:tiles: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${version} (PostGIS ${pgis}); server: built functions on Node ${server.version}; ${ITERATIONS} requests per tile after ${WARM_UP} rounds of warm-up, interleaved, one at a time; ms`,
+    );
+
+    // The z0 tile holds every proof with coordinates: its clusters' counts add up to their number.
+    const [withCoordinates] = await queryRows<{ n: number }>(
+      handle.db,
+      sql`select count(*)::int as n from location_proofs where longitude is not null`,
+    );
+    const z0 = decode(await getOk(`${server.url}${TILES}/0/0/0`, agent));
+    console.log(
+      `\nz0: ${z0.clusters} clusters holding ${z0.proofs.toLocaleString("en")} proofs; proofs with coordinates: ${withCoordinates!.n.toLocaleString("en")} — ${z0.proofs === withCoordinates!.n ? "exact" : "NOT EQUAL"}`,
+    );
+
+    // The places, and proofs picked at random (deterministically: by uid).
+    const [, tokyoLon, tokyoLat] = SYNTHETIC_CITIES[0]!;
+    const picks = await queryRows<{ longitude: number; latitude: number }>(
+      handle.db,
+      sql`select longitude, latitude from location_proofs where longitude is not null and uid > '0x8' order by uid limit 4`,
+    );
+    const places: [string, number, number][] = [
+      ["Tokyo", tokyoLon, tokyoLat],
+      ["Berlin", 13.405, 52.52],
+      ["Sao Paulo", -46.6333, -23.5505],
+      ["sparse", 20.5, -12.5],
+      ...picks.map((p, i): [string, number, number] => [`proof ${i + 1}`, p.longitude, p.latitude]),
+    ];
+    const zooms = Array.from({ length: MAX_Z + 1 }, (_, z) => z);
+    const tilesOf = (query: string, maxZ = MAX_Z): Tile[] =>
+      zooms
+        .filter((z) => z <= maxZ)
+        .flatMap((z) => {
+          const seen = new Set<string>();
+          return places.flatMap(([place, lon, lat]) => {
+            const t = tileAt(lon, lat, z);
+            if (seen.has(name(t))) return [];
+            seen.add(name(t));
+            return [{ t, place, query }];
+          });
+        });
+
+    const run = async (label: string, tiles: Tile[], write: boolean) => {
+      const url = (tile: Tile) => `${server.url}${TILES}/${name(tile.t)}${tile.query}`;
+      const times = new Map<Tile, number[]>(tiles.map((t) => [t, []]));
+      const bodies = new Map<Tile, Buffer>();
+      for (let round = 0; round < WARM_UP + ITERATIONS; round++) {
+        for (const tile of tiles) {
+          if (write) written.push(await writeInto(handle.db, tile.t));
+          const started = performance.now();
+          const body = await getOk(url(tile), agent);
+          const ms = performance.now() - started;
+          if (round >= WARM_UP) times.get(tile)!.push(ms);
+          bodies.set(tile, body);
+        }
+      }
+      console.log(`\n${label}`);
+      console.log(
+        `${pad("zoom", 5)} ${lpad("tiles", 5)} ${lpad("p50", 7)} ${lpad("p99", 7)} ${lpad("worst p50", 10)} ${pad("  (tile)", 26)} ${lpad("kinds", 14)} ${lpad("max KB", 7)}  goal p50 <= ${GOAL_MS}`,
+      );
+      const byZoom = new Map<number, Tile[]>();
+      for (const tile of tiles) byZoom.set(tile.t.z, [...(byZoom.get(tile.t.z) ?? []), tile]);
+      for (const [z, group] of byZoom) {
+        const all = group.flatMap((t) => times.get(t)!);
+        const worst = group
+          .map((t) => ({ t, p50: percentile(times.get(t)!, 0.5) }))
+          .sort((a, b) => b.p50 - a.p50)[0]!;
+        const kinds = group.map((t) => decode(bodies.get(t)!));
+        const clusterTiles = kinds.filter((k) => k.clusters > 0).length;
+        const maxKb = Math.max(...group.map((t) => bodies.get(t)!.length)) / 1024;
+        const p50 = percentile(all, 0.5);
+        console.log(
+          `${pad(`z${z}`, 5)} ${lpad(String(group.length), 5)} ${lpad(f1(p50), 7)} ${lpad(f1(percentile(all, 0.99)), 7)} ${lpad(f1(worst.p50), 10)} ${pad(`  (${worst.t.place} ${name(worst.t.t)})`, 26)} ${lpad(`${group.length - clusterTiles} pts/${clusterTiles} cl`, 14)} ${lpad(maxKb.toFixed(1), 7)}  ${p50 <= GOAL_MS ? "ok" : "MISSED"}`,
+        );
+      }
+      return { times, bodies };
+    };
+
+    const all = tilesOf("");
+    const plain = await run("Every tile, z0 to z" + MAX_Z, all, false);
+    await run("Right after a write (a proof inserted into the tile before each request)", all, true);
+    await run(
+      `With a chain filter (chain=base), z0 to z${COUNTS_MAX_ZOOM}`,
+      tilesOf("?chain=base", COUNTS_MAX_ZOOM),
+      false,
+    );
+
+    if (postgis) {
+      console.log(
+        `\nBeside PostGIS: ST_AsMVT over the same points (${POINTS_LAYER}'s properties) in the same PostgreSQL, SQL alone (node-postgres); ours over HTTP`,
+      );
+      console.log(
+        "(ours built = the same tile built in this process: the service's SQL over node-postgres and the MVT encoding, what ST_AsMVT's SQL does; ratio = ours built / PostGIS)",
+      );
+      console.log(
+        `${pad("tile", 30)} ${lpad("ours HTTP", 9)} ${lpad("built", 7)} ${lpad("KB", 7)} ${lpad("PostGIS", 8)} ${lpad("KB", 9)} ${lpad("ratio", 6)}  ${"what"}`,
+      );
+      setConfig(loadConfig({ DATABASE_URL: dbUrl, LOG_LEVEL: "silent" }));
+      const inProcess = await connect(dbUrl, "pg");
+      const OGC = { includeRevoked: true, bboxMatchesMissing: true, timesMatchMissing: true };
+      for (const tile of all) {
+        const ours = plain.bodies.get(tile)!;
+        const kind = decode(ours);
+        const oursP50 = percentile(plain.times.get(tile)!, 0.5);
+        const builtTimes: number[] = [];
+        for (let i = 0; i < WARM_UP + ITERATIONS; i++) {
+          const started = performance.now();
+          encodeTile(await tileContent(inProcess.db, tile.t, OGC));
+          if (i >= WARM_UP) builtTimes.push(performance.now() - started);
+        }
+        const built = percentile(builtTimes, 0.5);
+        // A tile of every point can take seconds: fewer runs where a run is long.
+        const peerTimes: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < ITERATIONS && (i < 3 || percentile(peerTimes, 0.5) < 1000); i++) {
+          const started = performance.now();
+          const { rows } = await client.query(POSTGIS_TILE, [tile.t.z, tile.t.x, tile.t.y, null]);
+          peerTimes.push(performance.now() - started);
+          bytes = (rows[0]?.mvt as Buffer | null)?.length ?? 0;
+        }
+        const peer = percentile(peerTimes, 0.5);
+        const same = kind.clusters === 0;
+        console.log(
+          `${pad(`${tile.place} ${name(tile.t)}`, 30)} ${lpad(f1(oursP50), 9)} ${lpad(f1(built), 7)} ${lpad((ours.length / 1024).toFixed(1), 7)} ${lpad(f1(peer), 8)} ${lpad((bytes / 1024).toFixed(1), 9)} ${lpad(same ? (built / peer).toFixed(2) : "-", 6)}  ${same ? `the same ${kind.points} points${built / peer <= 1.5 ? "" : "  (ratio above 1.5)"}` : `ours ${kind.clusters} clusters of ${kind.proofs.toLocaleString("en")} proofs; PostGIS every point`}`,
+        );
+      }
+      await inProcess.close();
+    }
+  } finally {
+    if (written.length) {
+      await handle.db.execute(sql`delete from location_proofs where uid in ${written}`);
+      if (postgis) await handle.db.execute(sql`delete from tile_peer_points where uid in ${written}`);
+    }
+    await client.end();
+    await handle.close();
+    agent.destroy();
+    await server.stop();
+    output.remove();
+    if (!KEEP) await admin(`drop database if exists ${DB} with (force)`);
+  }
+}
+
+let writes = 0;
+/** A new proof at the tile's centre (a copy of a stored one with a new uid), in its own statement. */
+async function writeInto(db: Awaited<ReturnType<typeof connect>>["db"], t: TileAddress): Promise<string> {
+  writes += 1;
+  const n = 2 ** t.z;
+  const lon = ((t.x + 0.5) / n) * 360 - 180;
+  const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (t.y + 0.5)) / n))) * 180) / Math.PI;
+  const uid = `0x${"e".repeat(48)}${writes.toString(16).padStart(16, "0")}`;
+  await db.execute(sql`insert into location_proofs (chain_id, uid, chain, schema_uid, prover, subject, attestation_time,
+      block_number, block_hash, tx_hash, log_index, data, geometry, longitude, latitude, min_lon, min_lat, max_lon, max_lat)
+    select chain_id, ${uid}, chain, schema_uid, prover, subject, now(), block_number, block_hash, tx_hash, log_index, data,
+      jsonb_build_object('type', 'Point', 'coordinates', jsonb_build_array(${lon}::float8, ${lat}::float8)),
+      ${lon}::float8, ${lat}::float8, ${lon}::float8, ${lat}::float8, ${lon}::float8, ${lat}::float8
+    from location_proofs where longitude is not null limit 1`);
+  return uid;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

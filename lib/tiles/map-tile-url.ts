@@ -1,0 +1,17 @@
+import { requestUrl } from "../http/request-url.js";
+import { type Collection, PATHS } from "../ogc/vocabulary.js";
+import { WEB_MERCATOR_QUAD } from "./tile-matrix-set.js";
+import { TILE_FILTER_NAMES } from "./tile-rules.js";
+
+/**
+ * The tile URL a web map of `request`'s page uses, relative to the origin, in the {z}/{x}/{y} form: the request's
+ * filter parameters (TILE_FILTER_NAMES) kept byte for byte, every other one (the page's limit, cursor, sortby, …)
+ * left out, as a tile would refuse it.
+ */
+export function mapTileUrl(request: Request, collection: Collection): string {
+  const search = requestUrl(request).search.replace(/^\?/, "");
+  const kept = (search ? search.split("&") : []).filter((pair) =>
+    (TILE_FILTER_NAMES as readonly string[]).includes(pair.split("=", 1)[0] ?? ""),
+  );
+  return `${PATHS.tileset(collection.id, WEB_MERCATOR_QUAD)}/{z}/{x}/{y}${kept.length ? `?${kept.join("&")}` : ""}`;
+}

@@ -1,0 +1,63 @@
+import { fromVectorTileJs, type VectorTileFeatureLike, type VectorTileLayerLike } from "@maplibre/vt-pbf";
+import type { TileCluster, TileContent, TilePoint } from "./tile-content.js";
+import { CLUSTERS_LAYER, POINTS_LAYER } from "./tile-rules.js";
+import { TILE_EXTENT } from "./web-mercator.js";
+
+/**
+ * A tile as a Mapbox Vector Tile (version 2), encoded by MapLibre's maintained encoder (@maplibre/vt-pbf), with two
+ * layers (lib/tiles/tile-rules.ts):
+ * - `location-proofs`: one point per proof (uid, chain, prover, event_timestamp, revoked, memo), in a points tile;
+ * - `location-proof-clusters`: one point per cluster (count, and uid when the count is one), in a clusters tile.
+ * Both are written in every tile, the other one without features (decoders skip a layer without features); a
+ * tile without proofs has both so, a valid tile of a few dozen bytes.
+ */
+
+const POINT_TYPE = 1;
+
+/** The encoder reads a geometry's x and y only (its Point type is @mapbox/point-geometry's). */
+type GeometryPoint = ReturnType<VectorTileFeatureLike["loadGeometry"]>[number][number];
+
+type Properties = Record<string, string | number | boolean>;
+
+const feature = (px: number, py: number, properties: Properties): VectorTileFeatureLike => ({
+  type: POINT_TYPE,
+  properties,
+  id: undefined,
+  extent: TILE_EXTENT,
+  loadGeometry: () => [[{ x: px, y: py } as GeometryPoint]],
+});
+
+const layer = (name: string, features: VectorTileFeatureLike[]): VectorTileLayerLike => ({
+  version: 2,
+  name,
+  extent: TILE_EXTENT,
+  length: features.length,
+  feature: (i: number) => features[i]!,
+});
+
+/** A point's properties without its nulls (MVT has no null: an absent key is one). */
+function pointProperties(point: TilePoint): Properties {
+  const out: Properties = {};
+  for (const [key, value] of Object.entries(point.properties)) if (value !== null) out[key] = value;
+  return out;
+}
+
+const clusterProperties = (c: TileCluster): Properties =>
+  c.uid === null ? { count: c.count } : { count: c.count, uid: c.uid };
+
+export function encodeTile(content: TileContent): Uint8Array {
+  const points = content.kind === "points" ? content.points : [];
+  const clusters = content.kind === "clusters" ? content.clusters : [];
+  return fromVectorTileJs({
+    layers: {
+      [POINTS_LAYER]: layer(
+        POINTS_LAYER,
+        points.map((p) => feature(p.px, p.py, pointProperties(p))),
+      ),
+      [CLUSTERS_LAYER]: layer(
+        CLUSTERS_LAYER,
+        clusters.map((c) => feature(c.px, c.py, clusterProperties(c))),
+      ),
+    },
+  });
+}

@@ -1,0 +1,141 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../db/client.js";
+import { locationProofs as p } from "../../db/schema.js";
+import { type ProofFilter, whereClause } from "../proofs/filter.js";
+import { proofProperty } from "../proofs/properties.js";
+import { cellCounts, countsAnswer } from "./tile-pyramid.js";
+import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
+import { tileCondition, WX, WY } from "./tile-sql.js";
+import { candidateBounds, TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
+
+/** A proof as a tile carries it: where in the tile (0..4095), and the properties of TILE_PROPERTIES. */
+export type TilePoint = { px: number; py: number; properties: Record<string, string | boolean | null> };
+
+/** A cluster: where in the tile, how many proofs, and the one proof's uid when there is one. */
+export type TileCluster = { px: number; py: number; count: number; uid: string | null };
+
+export type TileContent =
+  | { kind: "points"; points: TilePoint[] }
+  | { kind: "clusters"; clusters: TileCluster[]; total: number };
+
+const TILE_PROPERTIES = TILE_PROPERTY_NAMES.map((name) => {
+  const q = proofProperty(name);
+  if (!q) throw new Error(`tile property ${name} is not in the catalogue`);
+  return q;
+});
+
+const propertyColumns: SQL = sql.join(
+  TILE_PROPERTIES.map((q) =>
+    q.name === "memo"
+      ? sql`left(${q.source}, ${sql.raw(String(MEMO_CHARS))}) as ${sql.identifier(q.name)}`
+      : sql`${q.source} as ${sql.identifier(q.name)}`,
+  ),
+  sql`, `,
+);
+
+/**
+ * The filter of a tile: the request's (the items' filter, lib/ogc/items.ts), for proofs with coordinates only, whose
+ * point lies in the tile: the bounds' GiST index finds the candidates in the tile's area (widened by a hair), the
+ * world pixel decides.
+ */
+export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
+  const inTile = tileCondition(t);
+  const { chains, ...rest } = filter;
+  return {
+    ...rest,
+    bbox: candidateBounds(t),
+    bboxOn: "point",
+    bboxMatchesMissing: false,
+    where: [
+      ...(filter.where ?? []),
+      // The chain is tested on the tile's candidates, never through the chain's index: a chain holds a large share
+      // of all proofs, and the planner, misjudging the spatial condition's few rows, otherwise ANDs in a bitmap of
+      // every proof of the chain.
+      ...(chains?.length ? [sql`coalesce(${p.chain}, ${p.chain}) in ${chains}`] : []),
+      ...(inTile ? [inTile] : []),
+    ],
+  };
+}
+
+/**
+ * The tile's content for the filter: its proofs, or their clusters. Their number decides which, and where the counts
+ * answer the filter (lib/tiles/tile-pyramid.ts) it comes from them, as the clusters do; otherwise from the rows.
+ */
+export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
+  if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
+  const cells = await cellCounts(db, t, filter);
+  const total = cells.reduce((n, c) => n + c.n, 0);
+  // The counts say how many: no LIMIT, which would tempt the planner to walk the chain's index in order instead of
+  // finding the tile's few proofs through the spatial one.
+  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter) };
+  const clusters = cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid }));
+  return { kind: "clusters", clusters, total };
+}
+
+/** The tile's content for the filter (its proofs, or their clusters), read from the proofs themselves. */
+export async function tileContentFromRows(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
+  // At most one more than a points tile holds: enough to know it is a clusters tile, without reading them all.
+  const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
+  if (points.length <= MAX_POINTS) return { kind: "points", points };
+  const clusters = await clustersFromRows(db, t, filter);
+  return { kind: "clusters", clusters, total: clusters.reduce((n, c) => n + c.count, 0) };
+}
+
+const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
+  const where = whereClause(tileFilter(filter, t));
+  return where ? sql`where ${where}` : sql``;
+};
+
+/** The tile's proofs (up to `limit` of them), as points, in a stable order. */
+async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit?: number): Promise<TilePoint[]> {
+  const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
+  const rows = await queryRows<{ px: number; py: number } & Record<string, string | boolean | null>>(
+    db,
+    sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
+      from ${p} ${whereOf(filter, t)}${limit === undefined ? sql`` : sql` limit ${sql.raw(String(limit))}`}`,
+  );
+  return rows.map(toPoint).sort(byUid);
+}
+
+const toPoint = (row: { px: number; py: number } & Record<string, string | boolean | null>): TilePoint => {
+  const { px, py, ...properties } = row;
+  return { px: Number(px), py: Number(py), properties };
+};
+
+/** A stable order (uid, then chain: a uid may in principle recur on two chains), so a tile's bytes are stable. */
+const byUid = (a: TilePoint, b: TilePoint): number => {
+  const [ua, ub] = [String(a.properties.uid), String(b.properties.uid)];
+  if (ua !== ub) return ua < ub ? -1 : 1;
+  const [ca, cb] = [String(a.properties.chain), String(b.properties.chain)];
+  return ca < cb ? -1 : ca > cb ? 1 : 0;
+};
+
+/** The clusters of a tile, grouped from its proofs in SQL (the world pixels' cell bits), row by row. */
+async function clustersFromRows(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileCluster[]> {
+  const shift = sql.raw(String(WORLD_BITS - t.z - CLUSTER_GRID_BITS));
+  const rows = await queryRows<ClusterRow>(
+    db,
+    sql`select (sx / n)::float8 as mx, (sy / n)::float8 as my, n::float8 as n, uid from (
+        select w.wx >> ${shift} as gx, w.wy >> ${shift} as gy, count(*) as n, sum(w.wx) as sx, sum(w.wy) as sy,
+          case when count(*) = 1 then min(w.uid) end as uid
+        from (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid from ${p} ${whereOf(filter, t)}) w
+        group by 1, 2) c
+      order by gy, gx`,
+  );
+  return rows.map((r) => clusterAt(t, r));
+}
+
+/** A cluster as read: the mean world pixel of its proofs, their number, the uid of a single one. */
+export type ClusterRow = { mx: number; my: number; n: number; uid: string | null };
+
+/**
+ * The cluster's position in the tile's grid. The mean of pixels inside one cell lies inside it (a cell is convex),
+ * and so does its floor.
+ */
+export function clusterAt(t: TileAddress, r: ClusterRow): TileCluster {
+  const unit = 2 ** (WORLD_BITS - t.z - TILE_EXTENT_BITS);
+  const tileSize = 2 ** (WORLD_BITS - t.z);
+  const inTile = (mean: number, index: number) =>
+    Math.min(4095, Math.max(0, Math.floor((Number(mean) - index * tileSize) / unit)));
+  return { px: inTile(r.mx, t.x), py: inTile(r.my, t.y), count: Number(r.n), uid: r.uid ?? null };
+}

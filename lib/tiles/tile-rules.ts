@@ -1,0 +1,42 @@
+/**
+ * The rules of a tile, in one place (free of the data layer, so the documents and pages that state them load
+ * nothing else): a tile whose matching proofs are at most MAX_POINTS carries each of them as a point, in layer
+ * POINTS_LAYER, with its id and main properties; a tile with more carries clusters instead, in layer
+ * CLUSTERS_LAYER, one per cell of a CLUSTER_GRID × CLUSTER_GRID grid over the tile that holds proofs, with the exact
+ * number of its proofs, their mean position (inside the cell) and, for a cell of one proof, its id. Either way every
+ * matching proof with coordinates in the tile is counted exactly once.
+ */
+export const MAX_POINTS = 500;
+
+/** The cluster grid: 2^3 = 8 cells a side, each 512 of the tile's 4096 units (32 pixels of a 256-pixel tile). */
+export const CLUSTER_GRID_BITS = 3;
+export const CLUSTER_GRID = 2 ** CLUSTER_GRID_BITS;
+
+export const POINTS_LAYER = "location-proofs";
+export const CLUSTERS_LAYER = "location-proof-clusters";
+
+/**
+ * The properties a point carries, from the one catalogue (lib/proofs/properties.ts): the id and what a map shows
+ * or filters by. The memo is cut to MEMO_CHARS characters (it is free text of any length; the proof's page has it
+ * whole), which keeps a point's size bounded.
+ */
+export const TILE_PROPERTY_NAMES = ["uid", "chain", "prover", "event_timestamp", "revoked", "memo"] as const;
+export const MEMO_CHARS = 40;
+
+/** The query parameters a tile takes (lib/tiles/tile-params.ts): the items' filters, by name. */
+export const TILE_FILTER_NAMES = [
+  "datetime",
+  "chain",
+  "prover",
+  "subject",
+  "filter",
+  "filter-lang",
+  "filter-crs",
+] as const;
+
+/**
+ * The most bytes a tile takes: a points tile of MAX_POINTS proofs whose every value is as long as it can be (its own
+ * uid, prover and event time, a memo of MEMO_CHARS four-byte characters) stays under it (tests/tiles/mvt.test.ts),
+ * and a clusters tile of CLUSTER_GRID² clusters takes a few kilobytes.
+ */
+export const TILE_BYTES_BOUND = 192 * 1024;
