@@ -160,8 +160,11 @@ export const DEVNET_CHAINS = [
 /** The first local anvil's chain id (what lib/devnet starts it with unless told otherwise). */
 export const DEVNET_CHAIN_ID = DEVNET_CHAINS[0]!.chainId;
 
-/** The public chains: what Vercel syncs when CHAINS is not set. */
-export const PUBLIC_CHAIN_NAMES = ["arbitrum", "base", "celo", "sepolia"];
+/**
+ * The public chains: what Vercel syncs when CHAINS is not set — every chain where location proofs are attested
+ * (optimism and base-sepolia too: the SDK writes there, and Astral's records API runs on base-sepolia).
+ */
+export const PUBLIC_CHAIN_NAMES = ["arbitrum", "base", "celo", "sepolia", "optimism", "base-sepolia"];
 
 /** A chain as configured: its definition with environment overrides applied. */
 export type ChainConfig = ChainDefinition & { rpcUrls: string[]; enabled: boolean };
@@ -170,8 +173,8 @@ const envKey = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 
 /**
  * Applies RPC_URL_<CHAIN> (comma-separated for a fallback list), START_BLOCK_<CHAIN>, SCHEMA_START_BLOCK_<CHAIN>,
- * CONFIRMATIONS_<CHAIN> and CHAINS (which chains are synced; default: the two local devnets locally, the four
- * public chains of the v0.1 deployment on Vercel — optimism and base-sepolia are opted into by CHAINS).
+ * CONFIRMATIONS_<CHAIN> and CHAINS (which chains are synced; default: the two local devnets locally, every public
+ * chain on Vercel).
  */
 export function chainConfigs(config: Config): ChainConfig[] {
   const selected = config.chains ?? (config.onVercel ? PUBLIC_CHAIN_NAMES : DEVNET_CHAINS.map((d) => d.name));
