@@ -1,7 +1,10 @@
 /**
- * Indexing throughput of the sync engine from a local anvil: 10,000 location-proof attestations written through EAS,
- * then indexed end to end (eth_getLogs → Multicall3 reads → decode → database), twice: with no added latency and
- * with 50 ms added to every RPC request (a loopback proxy in front of anvil, like a remote provider).
+ * Indexing throughput of the sync engine from a local anvil: 10,000 location attestations of four schemas written
+ * through EAS (the v0.1 schema 40%, and the devnet's Location Protocol schemas: the spec appendix's 20%, the Dart
+ * order with an application's fields 30%, the SDK's with location as bytes 10%), plus 500 of a schema that is not
+ * about locations, which the engine must leave out; then indexed end to end (schema discovery → one eth_getLogs per
+ * range for every schema → Multicall3 reads → decode by name → database), twice: with no added latency and with 50 ms
+ * added to every RPC request (a loopback proxy in front of anvil, like a remote provider).
  *
  *   npm run bench:sync                                 # embedded database (PGlite, in memory)
  *   BENCH_DATABASE_URL=postgres://… npm run bench:sync # PostgreSQL: creates its own database `lpqs_bench_sync`
@@ -9,23 +12,33 @@
  *                                                      # never touched: the bench truncates the sync tables)
  *   BENCH_ATTESTATIONS=2000 npm run bench:sync
  *
- * Prints attestations/s and RPC requests per 1,000 attestations (goals: ≤ 15 requests per 1,000; ≥ 800/s at 50 ms).
+ * Prints attestations/s and RPC requests per 1,000 attestations (goals: ≤ 15 requests per 1,000; ≥ 800/s at 50 ms),
+ * and checks that every location attestation, and nothing else, was indexed.
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { connect, type DbHandle, MAINTENANCE_BUDGETS } from "../db/client.js";
+import type { Hex } from "viem";
+import { connect, type DbHandle, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
 import { migrate } from "../db/migrate.js";
 import { openPglite } from "../db/pglite.js";
-import { loadConfig } from "../lib/config.js";
+import { loadConfig, setConfig } from "../lib/config.js";
 import { attest } from "../lib/devnet/eas.js";
 import { freePort, startDevnet } from "../lib/devnet/index.js";
 import { encodeLocationProof } from "../lib/devnet/location-data.js";
 import { startRpcProxy } from "../lib/devnet/rpc-proxy.js";
+import {
+  DEVNET_SCHEMA_UIDS,
+  DEVNET_SCHEMAS,
+  type DevnetSchema,
+  encodeRecord,
+  registerSchemas,
+} from "../lib/devnet/schemas.js";
 import { createSyncService } from "../lib/sync/service.js";
 
 const N = Number(process.env.BENCH_ATTESTATIONS ?? 10_000);
 
 const BENCH_DB = "lpqs_bench_sync";
+const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
 
 /** PGlite, or a database of the bench's own on BENCH_DATABASE_URL's server; `drop` removes it again. */
 async function openDb(): Promise<{ handle: DbHandle; drop: () => Promise<void> }> {
@@ -57,26 +70,80 @@ async function main() {
   const { handle, drop } = await openDb();
   try {
     let t = performance.now();
+    await registerSchemas(devnet.rpcUrl, devnet.schemaRegistry, Object.values(DEVNET_SCHEMAS));
     const now = Math.floor(Date.now() / 1000);
-    const items = Array.from({ length: N }, (_, i) => {
-      const lon = ((i * 7.31) % 360) - 180;
-      const lat = ((i * 3.17) % 170) - 85;
-      return {
-        data: encodeLocationProof({
-          eventTimestamp: BigInt(now - i),
-          locationType: i % 10 === 0 ? "geojson-point" : "DecimalDegrees<string>",
-          location:
-            i % 10 === 0
-              ? JSON.stringify({ type: "Point", coordinates: [lon, lat] })
-              : `${lon.toFixed(6)}, ${lat.toFixed(6)}`,
-          recipeType: ["gps"],
-          recipePayload: ["0x01"],
-          memo: `bench proof ${i}`,
-        }),
-      };
-    });
-    await attest(devnet.rpcUrl, devnet.eas, items, { chunk: 250, gasPerAttestation: 1_500_000n });
-    console.log(`seeded ${N} attestations through EAS in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const point = (i: number) => [((i * 7.31) % 360) - 180, ((i * 3.17) % 170) - 85] as const;
+    const geojson = (i: number) => JSON.stringify({ type: "Point", coordinates: point(i) });
+    const pair = (i: number) => `${point(i)[0].toFixed(6)}, ${point(i)[1].toFixed(6)}`;
+    const MIX: [DevnetSchema, number, (i: number) => Hex][] = [
+      [
+        "v01",
+        0.4,
+        (i) =>
+          encodeLocationProof({
+            eventTimestamp: BigInt(now - i),
+            locationType: i % 10 === 0 ? "geojson-point" : "DecimalDegrees<string>",
+            location: i % 10 === 0 ? geojson(i) : pair(i),
+            recipeType: ["gps"],
+            recipePayload: ["0x01"],
+            memo: `bench proof ${i}`,
+          }),
+      ],
+      [
+        "appendix",
+        0.2,
+        (i) =>
+          encodeRecord(DEVNET_SCHEMAS.appendix, {
+            srs: CRS84,
+            location_type: "geojson-point",
+            location: geojson(i),
+            lp_version: 1,
+          }),
+      ],
+      [
+        "dart",
+        0.3,
+        (i) =>
+          encodeRecord(DEVNET_SCHEMAS.dart, {
+            lp_version: "1.0.0",
+            srs: CRS84,
+            location_type: i % 2 ? "coordinate-decimal+lon-lat" : "decimalDegrees",
+            location: pair(i),
+            event_timestamp: BigInt(now - i),
+            memo: `bench record ${i}`,
+            accuracy_m: i % 50,
+            reading: BigInt(i) * 10n ** 20n,
+            verified: i % 3 === 0,
+          }),
+      ],
+      [
+        "sdk",
+        0.1,
+        (i) =>
+          encodeRecord(DEVNET_SCHEMAS.sdk, {
+            specVersion: 2,
+            srs: "EPSG:4326",
+            locationType: "coordinate-decimal+lon-lat",
+            location: `0x${Buffer.from(pair(i)).toString("hex")}`,
+          }),
+      ],
+    ];
+    let i = 0;
+    for (const [name, share, encode] of MIX) {
+      const items = Array.from({ length: Math.round(N * share) }, () => ({ data: encode(i++) }));
+      await attest(devnet.rpcUrl, devnet.eas, items, {
+        chunk: 250,
+        gasPerAttestation: 1_500_000n,
+        schemaUid: DEVNET_SCHEMA_UIDS[name],
+      });
+    }
+    const others = Array.from({ length: 500 }, (_, j) => ({
+      data: encodeRecord(DEVNET_SCHEMAS.review, { location: `place ${j}`, comment: "fine", rating: 4n }),
+    }));
+    await attest(devnet.rpcUrl, devnet.eas, others, { chunk: 250, schemaUid: DEVNET_SCHEMA_UIDS.review });
+    console.log(
+      `seeded ${i} location attestations of four schemas (and ${others.length} of a schema about something else) through EAS in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     // The first pass warms up anvil's state cache, the JIT and the database; it is reported but not a result.
     for (const [label, delayMs] of [
@@ -84,7 +151,9 @@ async function main() {
       ["result", 0],
       ["result", 50],
     ] as const) {
-      await handle.db.execute(sql`truncate location_proofs, sync_state, sync_blocks, sync_runs`);
+      await handle.db.execute(
+        sql`truncate location_proofs, sync_state, sync_blocks, sync_runs, chain_schemas`,
+      );
       const proxy = await startRpcProxy({ target: devnet.rpcUrl, delayMs });
       const config = loadConfig({
         CHAINS: "devnet",
@@ -93,6 +162,8 @@ async function main() {
         LOG_LEVEL: "silent",
         SYNC_TIME_BUDGET_MS: "600000",
       });
+      // The engine's log lines go through the process's configuration: silent too.
+      setConfig(config);
       const service = createSyncService({ db: handle.db, config });
       t = performance.now();
       let indexed = 0;
@@ -105,6 +176,15 @@ async function main() {
       }
       const seconds = (performance.now() - t) / 1000;
       await proxy.close();
+      const stored = await queryRows<{ schema_uid: string; n: number }>(
+        handle.db,
+        sql`select schema_uid, count(*)::int as n from location_proofs group by 1`,
+      );
+      const total = stored.reduce((n, r) => n + r.n, 0);
+      if (total !== i || indexed !== i || stored.some((r) => r.schema_uid === DEVNET_SCHEMA_UIDS.review))
+        throw new Error(
+          `indexed ${indexed}, stored ${JSON.stringify(stored)}; expected ${i} location attestations`,
+        );
       console.log(
         [
           `${label}: latency +${delayMs} ms per RPC request:`,

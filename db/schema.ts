@@ -96,6 +96,28 @@ export const locationProofs = pgTable(
     mediaType: jsonb("media_type").$type<string[]>(),
     mediaData: jsonb("media_data").$type<string[]>(),
     memo: text("memo"),
+    /**
+     * The Location Protocol version the record follows: its own lp_version (lpVersion, specVersion) as major.minor
+     * when that reads as a version, else its schema's (lib/sync/schemas.ts); null for a schema that is not the
+     * protocol's (allowed by UID). Rows indexed before schemas were discovered are all v0.1's.
+     */
+    protocolVersion: text("protocol_version").default("0.1"),
+    /** The attested version field exactly as written (a string, or a number as text); null when the schema has none. */
+    lpVersion: text("lp_version"),
+    /** location_type in the protocol's vocabulary (lib/location/vocabulary.ts); null when it cannot be normalised. */
+    locationTypeNormalized: text("location_type_normalized"),
+    /**
+     * The schema's fields other than those the record takes by name (lib/sync/decode-attestation.ts), decoded, as one
+     * object (big integers as exact strings, bytes as hex); null when the schema has none.
+     */
+    applicationFields: jsonb("application_fields").$type<Record<string, unknown>>(),
+    /** Why the location has no coordinates, or what was not taken as written; null when it decoded as declared. */
+    decodeWarning: text("decode_warning"),
+    /**
+     * Which decoder derived the decoded columns: rows of an older one are decoded again from `data` by the sync engine
+     * (lib/sync/redecode.ts). DECODER_VERSION is the current one.
+     */
+    decoderVersion: smallint("decoder_version").notNull().default(2),
     /** Decoded geometry; null when the location has no valid geographic data. */
     geometry: jsonb("geometry").$type<StoredGeometry>(),
     /** The representative point: a point on or in the geometry (lib/location/geometry.ts). */
@@ -117,6 +139,15 @@ export const locationProofs = pgTable(
     index("location_proofs_prover_idx").on(t.prover, t.eventTimestamp.desc().nullsLast()),
     index("location_proofs_subject_idx").on(t.subject, t.eventTimestamp.desc().nullsLast()),
     index("location_proofs_block_idx").on(t.chainId, t.blockNumber),
+    // The filters on schema, protocol version and normalised location type, each in the default order.
+    index("location_proofs_schema_idx").on(t.schemaUid, t.eventTimestamp.desc().nullsLast()),
+    index("location_proofs_protocol_version_idx").on(t.protocolVersion, t.eventTimestamp.desc().nullsLast()),
+    index("location_proofs_location_type_normalized_idx").on(
+      t.locationTypeNormalized,
+      t.eventTimestamp.desc().nullsLast(),
+    ),
+    // The rows an older decoder wrote, for the sync engine to decode again (empty once it has).
+    index("location_proofs_redecode_idx").on(t.chainId, t.uid).where(sql`${t.decoderVersion} < 2`),
     // Spatial filter: && on boxes, served by GiST. Rows without coordinates have null bounds and are not indexed.
     index("location_proofs_bounds_gist").using("gist", boundsBox(t)),
     // The few bounds that cross the antimeridian, apart: a plain query box meets their unwrapped east part 360°
@@ -244,6 +275,30 @@ export const proofTileCounts = pgTable(
   (t) => [primaryKey({ name: "proof_tile_counts_pkey", columns: [t.level, t.x, t.y, t.chain] })],
 );
 
+/**
+ * Exact row counts of location_proofs per (chain, schema, protocol version, revoked, has a point), kept by
+ * statement-level triggers like proof_counts: the stats' counts per schema and per protocol version without visiting
+ * the proofs.
+ */
+export const proofSchemaCounts = pgTable(
+  "proof_schema_counts",
+  {
+    chain: text("chain").notNull(),
+    schemaUid: text("schema_uid").notNull(),
+    /** "" for the proofs without one (a schema allowed by UID that is not the protocol's): a key has no nulls */
+    protocolVersion: text("protocol_version").notNull(),
+    revoked: boolean("revoked").notNull(),
+    hasPoint: boolean("has_point").notNull(),
+    n: bigint("n", { mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: "proof_schema_counts_pkey",
+      columns: [t.chain, t.schemaUid, t.protocolVersion, t.revoked, t.hasPoint],
+    }),
+  ],
+);
+
 export type LocationProofRow = typeof locationProofs.$inferSelect;
 export type NewLocationProofRow = typeof locationProofs.$inferInsert;
 
@@ -273,6 +328,13 @@ export const syncState = pgTable("sync_state", {
   /** Runs in a row that found the lease held by another writer, and since when; reset when a run takes the lease. */
   leaseSkips: integer("lease_skips").notNull().default(0),
   skippedSince: timestamp("skipped_since", { withTimezone: true, mode: "date" }),
+  /**
+   * Schema discovery (lib/sync/discovery.ts): the last block whose SchemaRegistry `Registered` events are all read,
+   * moved in the same transaction as the schemas it found; null before the first. Attestations are indexed up to it,
+   * never beyond, so every schema registered in an indexed block is known. Its own eth_getLogs range size.
+   */
+  schemaCursorBlock: bigint("schema_cursor_block", { mode: "number" }),
+  schemaRangeSize: integer("schema_range_size"),
   paused: boolean("paused").notNull().default(false),
   pausedAt: timestamp("paused_at", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -291,6 +353,45 @@ export const syncBlocks = pgTable(
   },
   (t) => [primaryKey({ name: "sync_blocks_pkey", columns: [t.chainId, t.blockNumber] })],
 );
+
+/**
+ * The schemas a chain's indexer knows (lib/sync/schemas.ts): every schema discovered as a location schema by its
+ * field names, the v0.1 schema, and those an operator allowed by UID; with its string, where it was registered and
+ * whether its attestations are indexed:
+ * - `live`: in the chain's attestation stream, indexed up to the chain's cursor;
+ * - `backfill`: indexed alone from `backfill_from` up to `backfill_cursor`, joining the stream when it reaches the
+ *   chain's cursor (a schema allowed, or discovered, after the cursor passed its registration);
+ * - `off`: recognised but not indexed (denied, or "known schemas only"), its rows removed.
+ */
+export const chainSchemas = pgTable(
+  "chain_schemas",
+  {
+    chainId: integer("chain_id").notNull(),
+    uid: text("uid").notNull(),
+    /** the schema string as registered (e.g. "string srs,string location_type,string location,uint8 lp_version") */
+    schema: text("schema").notNull(),
+    resolver: text("resolver"),
+    revocable: boolean("revocable"),
+    /** recognised as a location schema by its field names (or the v0.1 UID) */
+    location: boolean("location").notNull(),
+    /** "0.1" (the v0.1 schema) or "0.2" (the protocol's base fields); null for a non-location schema allowed by UID */
+    protocolVersion: text("protocol_version"),
+    /** block of its Registered event; null when discovery never saw it (known by UID, registered before the start) */
+    registeredBlock: bigint("registered_block", { mode: "number" }),
+    /** live | backfill | off */
+    state: text("state").notNull(),
+    backfillFrom: bigint("backfill_from", { mode: "number" }),
+    /** last block backfilled (backfill_from − 1 before the first) */
+    backfillCursor: bigint("backfill_cursor", { mode: "number" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "chain_schemas_pkey", columns: [t.chainId, t.uid] }),
+    check("chain_schemas_state_check", sql`${t.state} in ('live', 'backfill', 'off')`),
+  ],
+);
+
+export type ChainSchemaRow = typeof chainSchemas.$inferSelect;
 
 /** One row per sync or reconciliation run, for the status endpoint and for operators. */
 export const syncRuns = pgTable(

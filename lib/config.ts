@@ -47,6 +47,25 @@ const url = (name: string) =>
     ),
   );
 
+/** A comma-separated list of schema UIDs (0x + 64 hex digits), lowercased; empty when unset. */
+const uidList = (name: string) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((s) =>
+        s
+          .split(",")
+          .map((u) => u.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+      v.check(
+        (list) => list.every((u) => /^0x[0-9a-f]{64}$/.test(u)),
+        `${name} must be comma-separated schema UIDs (0x + 64 hex digits)`,
+      ),
+    ),
+    "",
+  );
+
 const EnvSchema = v.object({
   PORT: v.optional(intFrom("PORT", 0, 65535), "3000"),
   DATA_DIR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, "DATA_DIR must not be empty")), ".data"),
@@ -61,6 +80,14 @@ const EnvSchema = v.object({
     process.env.VITEST ? "silent" : "info",
   ),
   CHAINS: optionalNonEmpty,
+  // Which location schemas are indexed (lib/sync/schemas.ts): discovered by their field names, or the known ones only;
+  // UIDs allowed or denied by the operator.
+  SCHEMA_MODE: v.optional(
+    v.picklist(["discover", "known"], "SCHEMA_MODE must be discover or known"),
+    "discover",
+  ),
+  SCHEMA_ALLOW: uidList("SCHEMA_ALLOW"),
+  SCHEMA_DENY: uidList("SCHEMA_DENY"),
   RATE_LIMIT_PER_MINUTE: v.optional(intFrom("RATE_LIMIT_PER_MINUTE", 0, 1_000_000), "100"),
   RATE_LIMIT_PREFIX: v.optional(
     v.pipe(
@@ -123,6 +150,11 @@ export type Config = {
   logLevel: LogLevel;
   /** Chain names selected by CHAINS; validated against the registry by lib/chains. */
   chains: string[] | undefined;
+  /**
+   * Which schemas are indexed (lib/sync/schemas.ts): SCHEMA_MODE (`discover`: every location schema found by its
+   * field names; `known`: the v0.1 schema and the allowed ones), SCHEMA_ALLOW and SCHEMA_DENY (UIDs, lowercase).
+   */
+  schemas: { mode: "discover" | "known"; allow: ReadonlySet<string>; deny: ReadonlySet<string> };
   rateLimitPerMinute: number;
   /** Key prefix of the rate limiter's counters in Redis (lets several deployments or test runs share one Redis). */
   rateLimitPrefix: string;
@@ -234,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chains: e.CHAINS?.split(",")
       .map((c) => c.trim().toLowerCase())
       .filter(Boolean),
+    schemas: { mode: e.SCHEMA_MODE, allow: new Set(e.SCHEMA_ALLOW), deny: new Set(e.SCHEMA_DENY) },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     rateLimitPrefix: e.RATE_LIMIT_PREFIX,
     devnetPort: e.DEVNET_PORT,

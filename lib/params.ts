@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { LOCATION_TYPES } from "./location/vocabulary.js";
 import type { Bbox, TimeInterval } from "./proofs/filter.js";
 import { inTimestampRange } from "./proofs/timestamps.js";
 
@@ -206,3 +207,32 @@ export const cursorParam = v.pipe(
   v.string(),
   v.regex(/^[A-Za-z0-9_-]{1,2048}\.[A-Za-z0-9_-]{1,64}$/, "cursor must be a cursor from a next or prev link"),
 );
+
+/** A comma-separated list whose items `item` validates (the message names the parameter and what is expected). */
+const listParam = <T extends v.GenericSchema<string, unknown>>(item: T, message: string, lower = false) =>
+  v.pipe(
+    v.string(),
+    v.transform((s) => s.split(",").map((x) => (lower ? x.trim().toLowerCase() : x.trim()))),
+    v.array(item, message),
+    v.minLength(1, message),
+  );
+
+const schemaMessage = "schema must be one or more schema UIDs (0x + 64 hex digits), comma-separated";
+/** `schema`: one or more EAS schema UIDs (0x + 64 hex digits, any case), comma-separated; lowercased. */
+export const schemaListParam = listParam(
+  v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/, schemaMessage)),
+  schemaMessage,
+  true,
+);
+
+const versionMessage =
+  "protocolVersion must be one or more Location Protocol versions as major.minor (e.g. 0.1, 0.2, 1.0), comma-separated";
+/** `protocolVersion`: one or more Location Protocol versions as major.minor (0.1, 0.2, 1.0), comma-separated. */
+export const protocolVersionListParam = listParam(
+  v.pipe(v.string(), v.regex(/^\d{1,3}\.\d{1,3}$/, versionMessage)),
+  versionMessage,
+);
+
+const typeMessage = `locationType must be one or more of: ${LOCATION_TYPES.join(", ")}`;
+/** `locationType`: one or more location types of the protocol's vocabulary, comma-separated (matched normalised). */
+export const locationTypeListParam = listParam(v.picklist(LOCATION_TYPES, typeMessage), typeMessage);

@@ -13,3 +13,20 @@ export const easAbi = parseAbi([
 
 export const attestedEvent = easAbi[0];
 export const revokedEvent = easAbi[1];
+
+/**
+ * The part of the SchemaRegistry schema discovery needs. `Registered` has two signatures: registries of current
+ * eas-contracts emit the schema record with it; older ones (deployed on some chains) only the uid and the registerer.
+ * Both carry the uid as topic 1, which is all discovery takes from the event: the string comes from getSchema.
+ */
+export const schemaRegistryAbi = parseAbi([
+  "struct SchemaRecord { bytes32 uid; address resolver; bool revocable; string schema; }",
+  "event Registered(bytes32 indexed uid, address indexed registerer, SchemaRecord schema)",
+  "function getSchema(bytes32 uid) view returns (SchemaRecord)",
+]);
+
+/** (parseAbi resolves the struct: the list holds the event and the function only.) */
+export const registeredEvent = schemaRegistryAbi.find((x) => x.type === "event" && x.name === "Registered")!;
+
+/** The older registries' event: `Registered(bytes32 indexed uid, address registerer)`. */
+export const registeredEventV1 = parseAbi(["event Registered(bytes32 indexed uid, address registerer)"])[0];

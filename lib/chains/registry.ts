@@ -12,8 +12,15 @@ export type ChainDefinition = {
   displayName: string;
   eas: `0x${string}`;
   schemaRegistry: `0x${string}`;
+  /** the v0.1 location-proof schema, known by its UID (other location schemas are discovered: lib/sync/schemas.ts) */
   schemaUid: `0x${string}`;
+  /** first block whose attestations are indexed (START_BLOCK_<CHAIN>) */
   startBlock: number;
+  /**
+   * first block whose SchemaRegistry `Registered` events are read (SCHEMA_START_BLOCK_<CHAIN>): the registry's own
+   * deployment, so that a location schema registered before `startBlock` is still recognised.
+   */
+  schemaStartBlock: number;
   /** blocks behind the head that count as final enough to index */
   confirmations: number;
   /** public RPC endpoints used when RPC_URL_<CHAIN> is not set */
@@ -35,6 +42,7 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
     schemaRegistry: "0xA310da9c5B885E7fb3fbA9D66E9Ba6Df512b78eB",
     schemaUid: SCHEMA_UID,
     startBlock: 243446573,
+    schemaStartBlock: 64528375,
     confirmations: 20,
     publicRpcUrls: ["https://arb1.arbitrum.io/rpc"],
     multicall3: true,
@@ -47,6 +55,7 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
     schemaRegistry: "0x4200000000000000000000000000000000000020",
     schemaUid: SCHEMA_UID,
     startBlock: 25903221,
+    schemaStartBlock: 0,
     confirmations: 12,
     publicRpcUrls: ["https://mainnet.base.org"],
     multicall3: true,
@@ -59,6 +68,7 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
     schemaRegistry: "0x5ece93bE4BDCF293Ed61FA78698B594F2135AF34",
     schemaUid: SCHEMA_UID,
     startBlock: 26901063,
+    schemaStartBlock: 24646038,
     confirmations: 12,
     publicRpcUrls: ["https://forno.celo.org"],
     multicall3: true,
@@ -71,8 +81,40 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
     schemaRegistry: "0x0a7E2Ff54e76B8E6659aedc9103FB21c038050D0",
     schemaUid: SCHEMA_UID,
     startBlock: 6269763,
+    schemaStartBlock: 2958569,
     confirmations: 6,
     publicRpcUrls: ["https://ethereum-sepolia-rpc.publicnode.com", "https://rpc.sepolia.org"],
+    multicall3: true,
+  },
+  {
+    // Start block: the first v0.1 block the Astral SDK lists for Optimism (its config/EAS-config.json,
+    // "deploymentBlock"). The SchemaRegistry is an OP Stack predeploy introduced with Bedrock: no Registered event
+    // precedes OP Mainnet's Bedrock block.
+    name: "optimism",
+    chainId: 10,
+    displayName: "OP Mainnet",
+    eas: "0x4200000000000000000000000000000000000021",
+    schemaRegistry: "0x4200000000000000000000000000000000000020",
+    schemaUid: SCHEMA_UID,
+    startBlock: 142210865,
+    schemaStartBlock: 105235063,
+    confirmations: 12,
+    publicRpcUrls: ["https://mainnet.optimism.io"],
+    multicall3: true,
+  },
+  {
+    // No upstream names a first location-proof block here: indexing starts at genesis, where the predeploys
+    // already exist (set START_BLOCK_BASE_SEPOLIA to skip history).
+    name: "base-sepolia",
+    chainId: 84532,
+    displayName: "Base Sepolia",
+    eas: "0x4200000000000000000000000000000000000021",
+    schemaRegistry: "0x4200000000000000000000000000000000000020",
+    schemaUid: SCHEMA_UID,
+    startBlock: 0,
+    schemaStartBlock: 0,
+    confirmations: 6,
+    publicRpcUrls: ["https://sepolia.base.org"],
     multicall3: true,
   },
   {
@@ -85,6 +127,22 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
     schemaRegistry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
     schemaUid: SCHEMA_UID,
     startBlock: 0,
+    schemaStartBlock: 0,
+    confirmations: 2,
+    publicRpcUrls: [],
+    multicall3: true,
+  },
+  {
+    // A second local anvil (its own chain id, same deterministic addresses), so that `npm run dev` and the tests
+    // sync several chains at once.
+    name: "devnet2",
+    chainId: 31338,
+    displayName: "Local devnet 2 (anvil)",
+    eas: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+    schemaRegistry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    schemaUid: SCHEMA_UID,
+    startBlock: 0,
+    schemaStartBlock: 0,
     confirmations: 2,
     publicRpcUrls: [],
     multicall3: true,
@@ -93,8 +151,20 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
 
 export const CHAIN_NAMES = CHAIN_DEFINITIONS.map((c) => c.name);
 
-/** The local anvil's chain id (what lib/devnet starts it with). */
-export const DEVNET_CHAIN_ID = CHAIN_DEFINITIONS.find((c) => c.name === "devnet")!.chainId;
+/** The local anvils (lib/devnet), by name: their chain ids, and the RPC port of each relative to DEVNET_PORT. */
+export const DEVNET_CHAINS = [
+  { name: "devnet", portOffset: 0 },
+  { name: "devnet2", portOffset: 1 },
+].map((d) => ({ ...d, chainId: CHAIN_DEFINITIONS.find((c) => c.name === d.name)!.chainId }));
+
+/** The first local anvil's chain id (what lib/devnet starts it with unless told otherwise). */
+export const DEVNET_CHAIN_ID = DEVNET_CHAINS[0]!.chainId;
+
+/**
+ * The public chains: what Vercel syncs when CHAINS is not set — every chain where location proofs are attested
+ * (optimism and base-sepolia too: the SDK writes there, and Astral's records API runs on base-sepolia).
+ */
+export const PUBLIC_CHAIN_NAMES = ["arbitrum", "base", "celo", "sepolia", "optimism", "base-sepolia"];
 
 /** A chain as configured: its definition with environment overrides applied. */
 export type ChainConfig = ChainDefinition & { rpcUrls: string[]; enabled: boolean };
@@ -102,11 +172,12 @@ export type ChainConfig = ChainDefinition & { rpcUrls: string[]; enabled: boolea
 const envKey = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 
 /**
- * Applies RPC_URL_<CHAIN> (comma-separated for a fallback list), START_BLOCK_<CHAIN>, CONFIRMATIONS_<CHAIN> and
- * CHAINS (which chains are synced; default: devnet locally, the four public chains on Vercel).
+ * Applies RPC_URL_<CHAIN> (comma-separated for a fallback list), START_BLOCK_<CHAIN>, SCHEMA_START_BLOCK_<CHAIN>,
+ * CONFIRMATIONS_<CHAIN> and CHAINS (which chains are synced; default: the two local devnets locally, every public
+ * chain on Vercel).
  */
 export function chainConfigs(config: Config): ChainConfig[] {
-  const selected = config.chains ?? (config.onVercel ? ["arbitrum", "base", "celo", "sepolia"] : ["devnet"]);
+  const selected = config.chains ?? (config.onVercel ? PUBLIC_CHAIN_NAMES : DEVNET_CHAINS.map((d) => d.name));
   const unknown = selected.filter((name) => !CHAIN_NAMES.includes(name));
   if (unknown.length) {
     throw new ConfigError(
@@ -117,18 +188,20 @@ export function chainConfigs(config: Config): ChainConfig[] {
   return CHAIN_DEFINITIONS.map((def) => {
     const key = envKey(def.name);
     const rpc = config.env[`RPC_URL_${key}`]?.trim();
+    const devnet = DEVNET_CHAINS.find((d) => d.name === def.name);
     const rpcUrls = rpc
       ? rpc
           .split(",")
           .map((u) => u.trim())
           .filter(Boolean)
-      : def.name === "devnet"
-        ? [`http://127.0.0.1:${config.devnetPort}`]
+      : devnet
+        ? [`http://127.0.0.1:${config.devnetPort + devnet.portOffset}`]
         : def.publicRpcUrls;
     return {
       ...def,
       rpcUrls,
       startBlock: intOverride(config.env, `START_BLOCK_${key}`, def.startBlock),
+      schemaStartBlock: intOverride(config.env, `SCHEMA_START_BLOCK_${key}`, def.schemaStartBlock),
       confirmations: intOverride(config.env, `CONFIRMATIONS_${key}`, def.confirmations),
       enabled: selected.includes(def.name),
     };

@@ -1,4 +1,4 @@
-/** The location-proof schema, identical on every chain (see shared/reference/chains.md). */
+/** The v0.1 location-proof schema, identical on every chain: known by its UID (other location schemas are found by their fields). */
 export const LOCATION_SCHEMA =
   "uint256 eventTimestamp,string srs,string locationType,string location,string[] recipeType,bytes[] recipePayload,string[] mediaType,string[] mediaData,string memo";
 

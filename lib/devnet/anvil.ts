@@ -10,6 +10,8 @@ export type AnvilOptions = {
   /** Persist the chain across restarts (anvil --state, dumped every few seconds and on exit). */
   statePath?: string;
   gasLimit?: bigint;
+  /** default: the first devnet's (lib/chains/registry.ts) */
+  chainId?: number;
 };
 
 export type AnvilProcess = { rpcUrl: string; stop(): Promise<void> };
@@ -36,7 +38,7 @@ export async function spawnAnvil(options: AnvilOptions): Promise<AnvilProcess> {
     "--port",
     String(options.port),
     "--chain-id",
-    String(DEVNET_CHAIN_ID),
+    String(options.chainId ?? DEVNET_CHAIN_ID),
     "--gas-limit",
     String(options.gasLimit ?? 1_000_000_000n),
     "--silent",

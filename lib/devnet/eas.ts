@@ -12,7 +12,7 @@ import {
   zeroHash,
 } from "viem";
 import { easAbi } from "../chains/eas-abi.js";
-import { DEVNET_CHAIN_ID, MULTICALL3_ADDRESS } from "../chains/registry.js";
+import { MULTICALL3_ADDRESS } from "../chains/registry.js";
 import { LOCATION_SCHEMA, LOCATION_SCHEMA_UID } from "../chains/schema.js";
 
 /** anvil's first two default accounts (unlocked, so eth_sendTransaction needs no key here). */
@@ -24,27 +24,19 @@ export const DEVNET_ACCOUNTS: readonly Address[] = [
 type Artifact = { abi: readonly unknown[]; bytecode: Hex };
 
 /** EAS artifacts from the dev-only eas-contracts package; loaded lazily so nothing deployed ever needs it. */
-function artifact(name: "EAS" | "SchemaRegistry"): Artifact {
+export function easArtifact(name: "EAS" | "SchemaRegistry"): Artifact {
   const require = createRequire(import.meta.url);
   return require(`@ethereum-attestation-service/eas-contracts/artifacts/contracts/${name}.sol/${name}.json`);
 }
 
-const chain = (rpcUrl: string) => ({
-  id: DEVNET_CHAIN_ID,
-  name: "devnet",
-  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-  rpcUrls: { default: { http: [rpcUrl] } },
-});
-
+/**
+ * Clients of one local anvil, whichever chain id it runs (the devnets differ only in that): writes pass
+ * `chain: null`, so the node fills in its own chain id.
+ */
 export function devnetClients(rpcUrl: string, account: Address = DEVNET_ACCOUNTS[0]!) {
   const transport = http(rpcUrl, { timeout: 60_000 });
-  const publicClient = createPublicClient({
-    chain: chain(rpcUrl),
-    transport,
-    cacheTime: 0,
-    pollingInterval: 50,
-  });
-  const walletClient = createWalletClient({ chain: chain(rpcUrl), transport, account });
+  const publicClient = createPublicClient({ transport, cacheTime: 0, pollingInterval: 50 });
+  const walletClient = createWalletClient({ transport, account });
   return { publicClient, walletClient };
 }
 
@@ -79,8 +71,8 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
   const { publicClient, walletClient } = clients;
   await placeMulticall3(clients);
   const nonce = await publicClient.getTransactionCount({ address: DEVNET_ACCOUNTS[0]! });
-  const registryArtifact = artifact("SchemaRegistry");
-  const easArtifact = artifact("EAS");
+  const registryArtifact = easArtifact("SchemaRegistry");
+  const easContract = easArtifact("EAS");
   let schemaRegistry: Address;
   let eas: Address;
   if (nonce === 0) {
@@ -90,15 +82,17 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
         abi: registryArtifact.abi,
         bytecode: registryArtifact.bytecode,
         args: [],
+        chain: null,
       }),
     );
     schemaRegistry = r1.contractAddress!;
     const r2 = await receiptOf(
       clients,
       await walletClient.deployContract({
-        abi: easArtifact.abi,
-        bytecode: easArtifact.bytecode,
+        abi: easContract.abi,
+        bytecode: easContract.bytecode,
         args: [schemaRegistry],
+        chain: null,
       }),
     );
     eas = r2.contractAddress!;
@@ -123,6 +117,7 @@ export async function deployEas(rpcUrl: string): Promise<EasDeployment> {
         abi: registryArtifact.abi,
         functionName: "register",
         args: [LOCATION_SCHEMA, zeroAddress, true],
+        chain: null,
       }),
     );
   }
@@ -175,9 +170,10 @@ export async function attest(
     hashes.push(
       await clients.walletClient.writeContract({
         address: eas,
-        abi: artifact("EAS").abi,
+        abi: easArtifact("EAS").abi,
         functionName: "multiAttest",
         args: [[{ schema: options.schemaUid ?? LOCATION_SCHEMA_UID, data }]],
+        chain: null,
         // A known upper bound skips eth_estimateGas, which executes the whole transaction once more.
         ...(options.gasPerAttestation
           ? { gas: options.gasPerAttestation * BigInt(data.length) + 1_000_000n }
@@ -205,11 +201,12 @@ export async function revoke(
   const clients = devnetClients(rpcUrl, options.from);
   const hash = await clients.walletClient.writeContract({
     address: eas,
-    abi: artifact("EAS").abi,
+    abi: easArtifact("EAS").abi,
     functionName: "multiRevoke",
     args: [
       [{ schema: options.schemaUid ?? LOCATION_SCHEMA_UID, data: uids.map((uid) => ({ uid, value: 0n })) }],
     ],
+    chain: null,
   });
   const receipt = await receiptOf(clients, hash);
   return receipt.blockNumber;

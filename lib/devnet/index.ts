@@ -4,16 +4,22 @@ import type { Address, Hex } from "viem";
 import { DEVNET_CHAIN_ID } from "../chains/registry.js";
 import { spawnAnvil } from "./anvil.js";
 import { deployEas } from "./eas.js";
+import { seedLocationProtocol } from "./protocol-seed.js";
 import { seedDevnet } from "./seed.js";
 
 export type DevnetOptions = {
   port: number;
   /** Keep the chain across restarts (anvil --state), e.g. .data/devnet-state.json next to the PGlite database. */
   statePath?: string;
-  /** Write the sample proofs (only on a fresh chain; a restored one already has them). */
+  /**
+   * Write the sample proofs (only on a fresh chain; a restored one already has them): the v0.1 set and the Location
+   * Protocol records of the devnet's other schemas (lib/devnet/protocol-seed.ts).
+   */
   seed?: boolean;
   /** Seconds between blocks (default 1: confirmations advance without traffic); 0 = one block per transaction. */
   blockTimeSeconds?: number;
+  /** default: the first devnet's chain id (lib/chains/registry.ts DEVNET_CHAINS) */
+  chainId?: number;
 };
 
 export type Devnet = {
@@ -22,26 +28,38 @@ export type Devnet = {
   eas: Address;
   schemaRegistry: Address;
   schemaUid: Hex;
-  /** uids the seeder wrote (empty when not seeded or restored) */
+  /** uids of the location attestations the seeder wrote, every one to be indexed (empty when not seeded or restored) */
   seeded: Hex[];
+  /** attestations the seeder wrote of a schema that is not about locations (never indexed) */
+  seededOthers: number;
   stop(): Promise<void>;
 };
 
 /**
- * A local chain with EAS, the location-proof schema and Multicall3, for `npm run dev`, tests and benches. Loopback
- * only; anvil dies with this process.
+ * A local chain with EAS, the v0.1 location-proof schema and Multicall3 (and, seeded, the devnet's other schemas and
+ * their records), for `npm run dev`, tests and benches. Loopback only; anvil dies with this process.
  */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const restored = options.statePath !== undefined && existsSync(options.statePath);
+  const chainId = options.chainId ?? DEVNET_CHAIN_ID;
   const anvil = await spawnAnvil({
     port: options.port,
+    chainId,
     blockTimeSeconds: options.blockTimeSeconds ?? 1,
     ...(options.statePath ? { statePath: options.statePath } : {}),
   });
   try {
     const deployment = await deployEas(anvil.rpcUrl);
-    const seeded = options.seed && !restored ? (await seedDevnet(anvil.rpcUrl, deployment.eas)).uids : [];
-    return { rpcUrl: anvil.rpcUrl, chainId: DEVNET_CHAIN_ID, ...deployment, seeded, stop: anvil.stop };
+    const seeded: Hex[] = [];
+    let others = 0;
+    if (options.seed && !restored) {
+      seeded.push(...(await seedDevnet(anvil.rpcUrl, deployment.eas)).uids);
+      const lp = await seedLocationProtocol(anvil.rpcUrl, deployment);
+      const { review, ...location } = lp.bySchema;
+      seeded.push(...Object.values(location).flat());
+      others = review.length;
+    }
+    return { rpcUrl: anvil.rpcUrl, chainId, ...deployment, seeded, seededOthers: others, stop: anvil.stop };
   } catch (error) {
     await anvil.stop();
     throw error;

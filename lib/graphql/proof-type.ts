@@ -39,6 +39,7 @@ const TYPES: Record<PropertyType, GraphQLOutputType> = {
   strings: nonNullList(GraphQLString),
   geometry: JSONValue,
   bbox: nonNullList(GraphQLFloat),
+  object: JSONValue,
 };
 
 /** What a catalogue type means in words, for the field's description (GraphQL's String says nothing of it). */
@@ -62,6 +63,6 @@ function field(q: ProofProperty): GraphQLFieldConfig<NativeRecord, unknown> {
 export const LocationProofType = new GraphQLObjectType<NativeRecord>({
   name: "LocationProof",
   description:
-    "A location proof: one EAS attestation of the location-proof schema, decoded. The same values as the native API's record (GET /api/v0/location-proofs/{uid}), its snake_case names in camelCase.",
+    "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded. The same values as the native API's record (GET /api/v0/location-proofs/{uid}), its snake_case names in camelCase.",
   fields: () => Object.fromEntries(PROOF_PROPERTIES.map((q) => [camelCase(q.name), field(q)])),
 });

@@ -142,9 +142,36 @@ const ChainStatsType = new GraphQLObjectType<NativeRecord>({
   }),
 });
 
+/** A schema's or a protocol version's counts (the stats' by_schema and by_protocol_version). */
+const sourceStatsType = (name: string, key: string, keyDescription: string) =>
+  new GraphQLObjectType<NativeRecord>({
+    name,
+    fields: () => ({
+      [key]: { type: new GraphQLNonNull(GraphQLString), description: keyDescription, resolve: (s) => s.key },
+      ...Object.fromEntries(
+        COUNTS.slice(0, 4).map(([field, k, type, description]) => [
+          field,
+          { type, description, resolve: (s: NativeRecord) => s[k] },
+        ]),
+      ),
+    }),
+  });
+const SchemaStatsType = sourceStatsType("SchemaStats", "schemaUid", "EAS schema UID");
+const ProtocolVersionStatsType = sourceStatsType(
+  "ProtocolVersionStats",
+  "protocolVersion",
+  "Location Protocol version, major.minor (none: records of a schema that is not the protocol's)",
+);
+const listOf = (type: GraphQLObjectType, member: string) => ({
+  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+  resolve: (s: NativeRecord) =>
+    Object.entries(s[member] as Record<string, NativeRecord>).map(([key, c]) => ({ key, ...c })),
+});
+
 const StatsType = new GraphQLObjectType<NativeRecord>({
   name: "LocationProofStats",
-  description: "Counted from the data, overall and per chain (GET /api/v0/location-proofs/stats)",
+  description:
+    "Counted from the data, overall, per chain, per schema and per protocol version (GET /api/v0/location-proofs/stats)",
   fields: () => ({
     ...countFields(),
     byChain: {
@@ -152,6 +179,11 @@ const StatsType = new GraphQLObjectType<NativeRecord>({
       description: "Per chain, in chain name order",
       resolve: (s) =>
         Object.entries(s.by_chain as Record<string, NativeRecord>).map(([chain, c]) => ({ chain, ...c })),
+    },
+    bySchema: { ...listOf(SchemaStatsType, "by_schema"), description: "Per schema" },
+    byProtocolVersion: {
+      ...listOf(ProtocolVersionStatsType, "by_protocol_version"),
+      description: "Per Location Protocol version",
     },
   }),
 });

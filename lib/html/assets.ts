@@ -41,6 +41,9 @@ h2 { font-size: 1.15rem; margin: 1.8rem 0 .5rem; }
 .button.primary:hover { background: #144c8d; color: #fff; }
 button.copy { font-size: 12px; padding: .1rem .4rem; margin-left: .4rem; vertical-align: 1px; color: var(--muted);
   border-color: var(--line); }
+.facets { list-style: none; padding: 0; margin: .5rem 0; font-size: 14px; display: grid; gap: .3rem; }
+.facets a { margin-right: .5rem; white-space: nowrap; }
+.facets a.on { font-weight: 600; color: var(--ink); text-decoration: none; }
 .pager { display: flex; flex-wrap: wrap; align-items: center; gap: .6rem 1rem; margin: .75rem 0; }
 .pager .count { font-weight: 600; }
 .pager .pages { display: flex; gap: .5rem; }

@@ -1,3 +1,6 @@
+import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
+import { linkWith } from "../http/links.js";
+import { LOCATION_TYPES } from "../location/vocabulary.js";
 import { escapeHtml as e } from "./escape.js";
 
 /** Pieces the pages share: times and uids for people, the table of proofs, the pager, link lists. */
@@ -153,4 +156,31 @@ export function linkList(links: readonly Link[]): string {
       return `<li><a href="${e(l.href)}" title="${e(tip)}">${e(label)}</a></li>`;
     });
   return items.length ? `<ul class="links">${items.join("")}</ul>` : "";
+}
+
+/** The protocol versions offered as filters (any other can be asked for in the URL). */
+const VERSIONS = ["0.1", "0.2", "1.0"];
+
+/**
+ * Filters on where a proof comes from — location type (the protocol's vocabulary, matched normalised), protocol
+ * version, schema — as links that set or clear one parameter and keep the others (paging starts again). Links, not a
+ * form: an empty form field would send an empty parameter, which the API refuses.
+ */
+export function sourceFacets(request: Request, path: string): string {
+  const params = new URL(request.url).searchParams;
+  const facet = (label: string, name: string, values: readonly string[], show = (v: string) => v) => {
+    const current = params.get(name);
+    const link = (value: string | undefined, text: string) => {
+      const href = linkWith(request, path, { [name]: value, offset: undefined, cursor: undefined });
+      const on = (current ?? undefined) === value;
+      return `<a href="${e(href)}"${on ? ' class="on" aria-current="true"' : ""}>${e(text)}</a>`;
+    };
+    const all = current && !values.includes(current) ? [...values, current] : values;
+    return `<li><span class="muted">${label}</span> ${[link(undefined, "any"), ...all.map((v) => link(v, show(v)))].join(" ")}</li>`;
+  };
+  return `<ul class="facets">
+${facet("Location type", "locationType", LOCATION_TYPES)}
+${facet("Protocol version", "protocolVersion", VERSIONS)}
+${facet("Schema", "schema", [LOCATION_SCHEMA_UID], (v) => (v === LOCATION_SCHEMA_UID ? "v0.1" : shortHex(v)))}
+</ul>`;
 }

@@ -1,7 +1,7 @@
 import { linkWith } from "../http/links.js";
 import { escapeHtml as e } from "./escape.js";
 import { page, SITE_PATHS } from "./layout.js";
-import { pager, proofTable, summaryOf } from "./parts.js";
+import { pager, proofTable, sourceFacets, summaryOf } from "./parts.js";
 
 /** The native list's document (lib/v0/location-proofs.ts) as this page reads it. */
 type ListDocument = {
@@ -47,6 +47,7 @@ export function proofsPage(request: Request, path: string, doc: ListDocument, st
     }</a>
 <a class="button" href="${e(linkWith(request, path, { f: "json" }))}" title="rel: alternate · application/json">This page as JSON</a>
 </div>
+${sourceFacets(request, path)}
 ${pager(request, { ...doc.pagination, offset: start, noun: ["proof", "proofs"], sizes: PAGE_SIZES })}
 ${proofTable(rows, proofPage)}`,
   });

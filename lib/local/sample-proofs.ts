@@ -1,12 +1,16 @@
 import type { Db } from "../../db/client.js";
 import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
+import { DEVNET_SCHEMA_UIDS, DEVNET_SCHEMAS, encodeRecord } from "../devnet/schemas.js";
 import { locationColumns } from "../location/columns.js";
 import { decodeLocation } from "../location/decode.js";
+import { decodedColumns } from "../sync/decode-attestation.js";
+import { parseSchema } from "../sync/schemas.js";
 
 /**
  * Synthetic but realistic location proofs for `npm run db:seed`, tests and benchmarks: points around real cities
- * (a few on the antimeridian and at 0,0), some polygons, some proofs without valid coordinates, some revoked.
+ * (a few on the antimeridian and at 0,0), some polygons, some proofs without valid coordinates, some revoked; most of
+ * the v0.1 schema, every tenth a Location Protocol record with an application's fields.
  * Deterministic for a given seed, so tests can reason about them.
  */
 
@@ -105,6 +109,7 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
       ...locationColumns(decodeLocation({ locationType, location, srs })),
     };
     const revoked = rand() < 0.05;
+    const eventSeconds = BigInt(eventMs / 1000);
     rows.push({
       chainId: chain.chainId,
       chain: chain.name,
@@ -131,10 +136,50 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
       mediaType: [],
       mediaData: [],
       memo: `sample proof ${i}`,
+      protocolVersion: "0.1",
+      lpVersion: null,
+      applicationFields: null,
       ...geo,
+      // Every tenth proof is a Location Protocol record with an application's fields, its type spelled as writers do.
+      ...(i % 10 === 7 ? protocolRecord(i, geo, eventSeconds) : {}),
     });
   }
   return rows;
+}
+
+const SPELLINGS: Record<string, readonly string[]> = {
+  "DecimalDegrees<string>": ["coordinate-decimal+lon-lat", "coordinate-decimal.lon-lat", "decimalDegrees"],
+  "geojson-polygon": ["geojson-polygon", "GeoJSON", "lp.geojson-polygon.v1"],
+  address: ["address"],
+};
+
+/**
+ * The columns of the same location attested with the devnet's `dart` schema (lp_version 1.0.0, an event time, a
+ * memo and application fields), as the indexer decodes them from the encoded record.
+ */
+function protocolRecord(
+  i: number,
+  geo: { locationType: string; location: string },
+  eventSeconds: bigint,
+): Partial<NewLocationProofRow> {
+  const schema = DEVNET_SCHEMAS.dart;
+  const spellings = SPELLINGS[geo.locationType]!;
+  const data = encodeRecord(schema, {
+    lp_version: "1.0.0",
+    srs: "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
+    location_type: spellings[Math.floor(i / 10) % spellings.length],
+    location: geo.location,
+    event_timestamp: eventSeconds,
+    memo: `sample proof ${i}`,
+    accuracy_m: 5 + (i % 45),
+    reading: BigInt(i) * 10n ** 18n,
+    verified: i % 3 !== 0,
+  });
+  return {
+    schemaUid: DEVNET_SCHEMA_UIDS.dart,
+    data,
+    ...decodedColumns({ params: parseSchema(schema)!.params, protocolVersion: "0.2" }, data),
+  };
 }
 
 /** Inserts rows in chunks that stay under PostgreSQL's 65,535 bind parameters per statement. */

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Db, type DbHandle, queryRows, transactionWithBudget } from "../../db/client.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
+import { DEVNET_SCHEMA_UIDS } from "../devnet/schemas.js";
 
 /**
  * Realistic synthetic proofs generated inside the database (`npm run db:seed -- --synthetic N`, `npm run
@@ -16,8 +17,13 @@ import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
  *   attest a handful); subjects: the prover itself for 60% (self-attested), else one of 200,000 Zipf-distributed
  *   addresses. Every address is 0x + 40 lowercase hex digits (syntheticAddress gives the one of a rank);
  * - event times: over `days` days before `end`, denser towards the present (the density grows linearly, as an
- *   adopted service does), whole seconds; 2% have no event time; the attestation follows the event by 5-600 s;
+ *   adopted service does), whole seconds; 2% have no event time (and the `appendix` schema's none); the attestation
+ *   follows the event by 5-600 s;
  * - revocations: 3%, 0-30 days after the attestation;
+ * - schemas: 85% the v0.1 schema; 13% a Location Protocol schema with an application's fields (the devnet's `dart`
+ *   variant: lp_version 1.0.0, an event time, a memo, application fields) and 2% one without (`appendix`: lp_version 2,
+ *   no event time); their locations are GeoJSON typed geojson-point/-line/-polygon (address without coordinates), in
+ *   CRS84 written as the protocol's URI, and carry their normalised location type as the decoder derives it;
  * - locations: 5% without coordinates (a street address), 80% points (70% of them around 30 cities, Zipf-weighted,
  *   the rest spread over the inhabited latitudes), 10% small polygons, 3% lines, 1.9% multipoints and 0.1% lines
  *   that cross the antimeridian near Fiji (bounds stored west > east). The location columns are exactly what the
@@ -111,6 +117,9 @@ export const syntheticUids = (seed: number, from: number, count: number) =>
 const address = (kind: "p" | "s", rank: string) =>
   `'0x' || substr(md5('${kind}' || ${rank}) || md5('${kind}x' || ${rank}), 1, 40)`;
 
+/** v0.1's string arrays (recipes, media): empty arrays as its writers leave them; the other schemas have none. */
+const v01Array = "case when sk = 'v01' then '[]'::jsonb end";
+
 function batchSql(from: number, to: number, seed: number, end: Date, days: number): string {
   const U = (n: number) => u(seed, n);
   const chainCase = (field: "name" | "chainId" | "blockSeconds") => {
@@ -144,7 +153,8 @@ with r as (
     ${U(12)} < 0.7 as clustered,
     floor(power(${SYNTHETIC_CITIES.length + 1}::float8, ${U(13)}))::int - 1 as city,
     ${U(14)} as a, ${U(15)} as b, ${U(16)} as c, ${U(17)} as d, ${U(18)} as e, ${U(19)} as f,
-    ${U(20)} as g, ${U(21)} as h
+    ${U(20)} as g, ${U(21)} as h,
+    case when ${U(22)} < 0.85 then 'v01' when ${U(23)} < 0.867 then 'dart' else 'appendix' end as sk
   from generate_series(${from}, ${to}) as i
 ),
 k as (
@@ -187,7 +197,10 @@ w as (
         || '","coordinates":[[' || x1 || ',' || y1 || '],[' || x2 || ',' || y2 || '],[' || x3 || ',' || y3 || ']]}'
     end as geojson,
     case when kind = 'point' then x1 when kind = 'polygon' then (x1 + x2) / 2 when kind <> 'none' then x2 end as px,
-    case when kind = 'point' then y1 when kind = 'polygon' then (y1 + y2) / 2 when kind <> 'none' then y2 end as py
+    case when kind = 'point' then y1 when kind = 'polygon' then (y1 + y2) / 2 when kind <> 'none' then y2 end as py,
+    -- the protocol's type of the geometry (what the decoder normalises GeoJSON to)
+    case kind when 'point' then 'geojson-point' when 'polygon' then 'geojson-polygon' when 'multipoint' then 'geojson'
+      else 'geojson-line' end as lp_type
   from v
 ),
 provers as (
@@ -196,8 +209,10 @@ provers as (
 insert into location_proofs (chain_id, uid, chain, schema_uid, prover, subject, attestation_time, revocable, revoked,
   revocation_time, block_number, block_hash, tx_hash, log_index, data, event_timestamp, event_timestamp_raw, srs,
   location_type, location, recipe_type, recipe_payload, media_type, media_data, memo, geometry, longitude, latitude,
-  min_lon, min_lat, max_lon, max_lat)
-select chain_id, '0x' || ${hex64(seed, 1)}, chain, '${LOCATION_SCHEMA_UID}',
+  min_lon, min_lat, max_lon, max_lat, protocol_version, lp_version, location_type_normalized, application_fields)
+select chain_id, '0x' || ${hex64(seed, 1)}, chain,
+  case sk when 'v01' then '${LOCATION_SCHEMA_UID}' when 'dart' then '${DEVNET_SCHEMA_UIDS.dart}'
+    else '${DEVNET_SCHEMA_UIDS.appendix}' end,
   pv.address,
   case when self_attested then pv.address else ${address("s", "subject_rank")} end,
   attested, true, revoked,
@@ -205,22 +220,28 @@ select chain_id, '0x' || ${hex64(seed, 1)}, chain, '${LOCATION_SCHEMA_UID}',
   floor((extract(epoch from attested) - 1600000000) / block_seconds)::bigint + 1000000,
   '0x' || ${hex64(seed, 2)}, '0x' || ${hex64(seed, 3)},
   i % 7, '0x',
-  case when has_time then attested - make_interval(secs => delay) end,
-  case when has_time then extract(epoch from attested - make_interval(secs => delay))::bigint::numeric else 0 end,
-  'EPSG:4326',
-  case kind when 'none' then 'address' when 'point' then 'DecimalDegrees<string>' when 'polygon' then 'geojson-polygon'
-    else 'geojson' end,
+  case when has_time and sk <> 'appendix' then attested - make_interval(secs => delay) end,
+  case when sk = 'appendix' then null
+    when has_time then extract(epoch from attested - make_interval(secs => delay))::bigint::numeric else 0 end,
+  case when sk = 'v01' then 'EPSG:4326' else 'http://www.opengis.net/def/crs/OGC/1.3/CRS84' end,
+  case when kind = 'none' then 'address' when sk <> 'v01' then lp_type
+    when kind = 'point' then 'DecimalDegrees<string>' when kind = 'polygon' then 'geojson-polygon' else 'geojson' end,
   case kind when 'none' then (array['221B Baker Street, London', 'Alexanderplatz 1, Berlin', 'unknown'])[1 + i % 3]
-    when 'point' then x1 || ', ' || y1 else geojson end,
-  '[]'::jsonb, '[]'::jsonb, '[]'::jsonb, '[]'::jsonb,
-  'synthetic proof ' || i,
+    when 'point' then case when sk = 'v01' then x1 || ', ' || y1 else geojson end else geojson end,
+  ${v01Array}, ${v01Array}, ${v01Array}, ${v01Array},
+  case when sk <> 'appendix' then 'synthetic proof ' || i end,
   geojson::jsonb, px, py,
   case when kind = 'none' then null when kind in ('point', 'polygon', 'crossing') then x1 else least(x1, x2, x3) end,
   case when kind = 'none' then null when kind in ('point', 'polygon') then y1 else least(y1, y2, y3) end,
   case when kind = 'none' then null when kind = 'point' then x1 when kind = 'polygon' then x2
     when kind = 'crossing' then x3 else greatest(x1, x2, x3) end,
   case when kind = 'none' then null when kind = 'point' then y1 when kind = 'polygon' then y2
-    else greatest(y1, y2, y3) end
+    else greatest(y1, y2, y3) end,
+  case sk when 'v01' then '0.1' when 'dart' then '1.0' else '0.2' end,
+  case sk when 'v01' then null when 'dart' then '1.0.0' else '2' end,
+  case when kind = 'none' then 'address' when kind = 'point' and sk = 'v01' then 'coordinate-decimal+lon-lat'
+    when kind = 'multipoint' then 'geojson' else lp_type end,
+  case when sk = 'dart' then jsonb_build_object('accuracy_m', 5 + i % 45, 'verified', i % 3 <> 0) end
 from w join provers as pv on pv.rank = w.prover_rank
 on conflict do nothing`;
 }

@@ -8,6 +8,9 @@ import {
   cursorParam,
   datetimeParam,
   integerParam,
+  locationTypeListParam,
+  protocolVersionListParam,
+  schemaListParam,
 } from "../params.js";
 import { FILTER_LANGS } from "./cql2/index.js";
 import { CRS84, OGC_MAX_LIMIT } from "./vocabulary.js";
@@ -44,6 +47,25 @@ export const ITEMS_PARAMS = {
   "bbox-crs": v.optional(crsParam("bbox-crs")),
   datetime: v.optional(datetimeParam),
   chain: v.optional(chainListParam(CHAIN_NAMES)),
+  schema: v.optional(
+    v.pipe(schemaListParam, v.description("EAS schema UID(s), comma-separated (property schema_uid).")),
+  ),
+  protocolVersion: v.optional(
+    v.pipe(
+      protocolVersionListParam,
+      v.description(
+        "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
+      ),
+    ),
+  ),
+  locationType: v.optional(
+    v.pipe(
+      locationTypeListParam,
+      v.description(
+        "Location type(s) of the protocol's vocabulary, comma-separated (property location_type_normalized).",
+      ),
+    ),
+  ),
   prover: v.optional(addressParam("prover")),
   subject: v.optional(addressParam("subject")),
   filter: v.optional(v.pipe(v.string(), v.minLength(1, "filter must not be empty"))),

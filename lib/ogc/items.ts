@@ -7,7 +7,7 @@ import { requestUrl } from "../http/request-url.js";
 import { log } from "../log.js";
 import { proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
-import type { ProofFilter, SpatialTarget } from "../proofs/filter.js";
+import { type ProofFilter, type SpatialTarget, sourceFilter } from "../proofs/filter.js";
 import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
@@ -44,6 +44,7 @@ export function itemsFilter(q: ItemsQuery, collection: Collection): ProofFilter 
     bboxOn: target(collection),
     ...(q.bbox ? { bbox: q.bbox } : {}),
     ...(q.chain ? { chains: q.chain } : {}),
+    ...sourceFilter(q),
     ...(q.prover ? { prover: q.prover } : {}),
     ...(q.subject ? { subject: q.subject } : {}),
     ...(q.datetime ? { times: [q.datetime] } : {}),

@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
@@ -5,9 +6,11 @@ import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/pro
 import { TILE_MATRIX_SET_IDS } from "../tiles/tile-matrix-set.js";
 import { CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER, TILE_FILTER_NAMES } from "../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../tiles/web-mercator.js";
+import { parameterSchema } from "../v0/openapi-params.js";
 import { VERSION } from "../version.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { apiHtml } from "./html/views.js";
+import { ITEMS_PARAMS } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 import {
   COLLECTIONS,
@@ -216,6 +219,18 @@ const itemsParameters = (c: Collection): Param[] => [
     "Network name(s), comma-separated.",
     { type: "array", items: { type: "string", enum: [...CHAIN_NAMES] } },
     { style: "form", explode: false },
+  ),
+  // The record's source: documented from their validators (lib/ogc/items-params.ts).
+  ...(["schema", "protocolVersion", "locationType"] as const).map((name) =>
+    query(
+      name,
+      v.getDescription(ITEMS_PARAMS[name].wrapped) ?? "",
+      parameterSchema(ITEMS_PARAMS[name].wrapped),
+      {
+        style: "form",
+        explode: false,
+      },
+    ),
   ),
   query("prover", "Address of the proof creator (0x…, any case).", address),
   query("subject", "Address the proof is about (0x…, any case).", address),

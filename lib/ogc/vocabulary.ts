@@ -21,7 +21,8 @@ export const COLLECTIONS = {
     title: "Location proofs",
     geometry: "point",
     description:
-      "Location proofs: EAS attestations of the location-proof schema, indexed from EVM chains. One feature per " +
+      "Location proofs: EAS attestations of the location schemas (the v0.1 location-proof schema and the Location " +
+      "Protocol's, recognised by their fields), indexed from EVM chains; schema_uid and protocol_version say which. One feature per " +
       "attestation (id = attestation uid), revoked ones included (property revoked). The geometry is the proof's " +
       "representative point (longitude, latitude), null without valid coordinates; the decoded shapes are in " +
       "location-proof-shapes.",

@@ -41,6 +41,12 @@ export type ProofFilter = {
   /** revoked proofs are left out unless this is true */
   includeRevoked?: boolean;
   uid?: string;
+  /** schema UIDs, lowercase (any of) */
+  schemas?: string[];
+  /** Location Protocol versions, major.minor (any of) */
+  protocolVersions?: string[];
+  /** normalised location types of the protocol's vocabulary (any of; lib/location/vocabulary.ts) */
+  locationTypes?: string[];
   /** further conditions already compiled to parameterised SQL (e.g. an OGC CQL2 filter) */
   where?: SQL[];
 };
@@ -187,12 +193,34 @@ function timeCondition(t: TimeInterval, indexed = true): SQL {
   return and(...parts)!;
 }
 
+/**
+ * The filters on where a record comes from, as the native list, the OGC items and the stats take them from their
+ * query (lib/params.ts `schema`, `protocolVersion`, `locationType`).
+ */
+export const sourceFilter = (q: {
+  schema?: string[] | undefined;
+  protocolVersion?: string[] | undefined;
+  locationType?: string[] | undefined;
+}): Pick<ProofFilter, "schemas" | "protocolVersions" | "locationTypes"> => ({
+  ...(q.schema ? { schemas: q.schema } : {}),
+  ...(q.protocolVersion ? { protocolVersions: q.protocolVersion } : {}),
+  ...(q.locationType ? { locationTypes: q.locationType } : {}),
+});
+
 export function whereClause(f: ProofFilter, indexed: IndexUse = {}): SQL | undefined {
   const parts: SQL[] = [];
   if (!f.includeRevoked) parts.push(eq(p.revoked, false));
   if (f.uid !== undefined) parts.push(eq(p.uid, f.uid));
   if (f.chains?.length === 1) parts.push(eq(p.chain, f.chains[0]!));
   else if (f.chains && f.chains.length > 1) parts.push(sql`${p.chain} in ${f.chains}`);
+  for (const [column, values] of [
+    [p.schemaUid, f.schemas],
+    [p.protocolVersion, f.protocolVersions],
+    [p.locationTypeNormalized, f.locationTypes],
+  ] as const) {
+    if (values?.length === 1) parts.push(eq(column, values[0]!));
+    else if (values && values.length > 1) parts.push(sql`${column} in ${values}`);
+  }
   if (f.prover !== undefined) parts.push(eq(p.prover, f.prover));
   if (f.subject !== undefined) parts.push(eq(p.subject, f.subject));
   if (f.hasCoordinates === true) parts.push(sql`${p.longitude} is not null`);

@@ -29,7 +29,9 @@ export type PropertyType =
   /** a GeoJSON geometry (RFC 7946, longitude first) */
   | "geometry"
   /** [west, south, east, north]; west > east when the geometry crosses the antimeridian (RFC 7946 §5.2) */
-  | "bbox";
+  | "bbox"
+  /** a JSON object */
+  | "object";
 
 export type ProofProperty = {
   /** the name in the native record and in the OGC feature's properties (snake_case) */
@@ -260,9 +262,15 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     column: p.memo,
     queryable: true,
   }),
-  prop("schema_uid", "hash", false, "EAS schema uid of the attestation", UID, (r) => r.schemaUid, {
-    source: sql`${p.schemaUid}`,
-  }),
+  prop(
+    "schema_uid",
+    "hash",
+    false,
+    "EAS schema uid of the attestation: the schema whose fields it was decoded by (GET /api/v0/config lists each chain's)",
+    UID,
+    (r) => r.schemaUid,
+    { column: p.schemaUid, queryable: true },
+  ),
   prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null, (r) => r.refUid, {
     source: sql`${p.refUid}`,
   }),
@@ -282,6 +290,51 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     null,
     (r) => r.decodeError,
     { source: sql`${p.decodeError}` },
+  ),
+  prop(
+    "protocol_version",
+    "string",
+    true,
+    "Location Protocol version of the record: its attested lp_version as major.minor when it reads as one, else its schema's (0.1 for the v0.1 schema, 0.2 for the protocol's base fields); null for a schema that is not the protocol's",
+    "0.1",
+    (r) => r.protocolVersion,
+    { column: p.protocolVersion, queryable: true },
+  ),
+  prop(
+    "lp_version",
+    "string",
+    true,
+    "The version field exactly as attested (lp_version, lpVersion or specVersion; a number as text); null when the schema has none",
+    null,
+    (r) => r.lpVersion,
+    { source: sql`${p.lpVersion}` },
+  ),
+  prop(
+    "location_type_normalized",
+    "string",
+    true,
+    "location_type in the Location Protocol's vocabulary (coordinate-decimal+lon-lat, geojson-point, geojson-line, geojson-polygon, geojson, h3, geohash, wkt, address, scaledCoordinates, coordinate-decimal+lat-lon); null when it cannot be told without guessing (decode_warning says why)",
+    "coordinate-decimal+lon-lat",
+    (r) => r.locationTypeNormalized,
+    { column: p.locationTypeNormalized, queryable: true },
+  ),
+  prop(
+    "application_fields",
+    "object",
+    true,
+    "The schema's fields other than the record's own, decoded, by name (integers wider than 48 bits as exact decimal strings, bytes and addresses as hex); null when the schema has none",
+    null,
+    (r) => r.applicationFields,
+    { source: sql`${p.applicationFields}` },
+  ),
+  prop(
+    "decode_warning",
+    "string",
+    true,
+    "Why the location has no coordinates, or what was not taken as written (an axis order or a repeated value is never guessed); null when it decoded as declared",
+    null,
+    (r) => r.decodeWarning,
+    { source: sql`${p.decodeWarning}` },
   ),
 ];
 
@@ -328,6 +381,7 @@ const BASE_SCHEMA: Record<PropertyType, Record<string, unknown>> = {
   strings: { type: "array", items: { type: "string" } },
   geometry: { type: "object", required: ["type"] },
   bbox: { type: "array", items: { type: "number" }, minItems: 4, maxItems: 4 },
+  object: { type: "object" },
 };
 
 /** The JSON Schema of a property's non-null values (what a CQL2 literal compared with it must be). */

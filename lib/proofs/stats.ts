@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
+import { type ProofFilter, whereClause } from "./filter.js";
 
 type Counts = {
   total: number;
@@ -71,14 +72,95 @@ function counts(r: ChainRow): Counts {
   };
 }
 
+/** The counts of a schema, or of a protocol version ("none": records of a schema that is not the protocol's). */
+type SourceCounts = { total: number; revoked: number; active: number; with_coordinates: number };
+
+type SourceRow = {
+  schema_uid: string | null;
+  protocol_version: string | null;
+  total: string | number;
+  revoked: string | number | null;
+  with_coordinates: string | number | null;
+};
+
+/** Per schema and per protocol version, from proof_schema_counts (kept exact by triggers): a few rows to add. */
+const PER_SOURCE = sql`
+  select schema_uid, protocol_version, sum(n) as total, sum(n) filter (where revoked) as revoked,
+    sum(n) filter (where has_point) as with_coordinates
+  from proof_schema_counts group by grouping sets ((schema_uid), (protocol_version)) having sum(n) > 0`;
+
 /**
- * Statistics over every stored proof, revoked ones included (`total` counts them; `active` does not), overall and
- * per chain — the chains come from the data, not from a list. Time windows count by event time.
+ * The same figures for the proofs a filter matches (schema, protocol version, normalised location type), counted from
+ * the proofs themselves: per chain with its time windows and event-time range, per schema and per protocol version,
+ * in one statement (grouping sets); its cost grows with the proofs matched, through the filters' indexes.
  */
-export async function proofStats(
-  db: Db,
-): Promise<Counts & { by_chain: Record<string, Counts & { chain_id: number }> }> {
-  const rows = await queryRows<ChainRow>(db, PER_CHAIN);
+const filtered = (where: SQL | undefined) => sql`
+  select chain, schema_uid, coalesce(protocol_version, '') as protocol_version,
+    grouping(chain) = 0 as by_chain, grouping(schema_uid) = 0 as by_schema,
+    min(chain_id) as chain_id, count(*) as total, count(*) filter (where revoked) as revoked,
+    count(*) filter (where longitude is not null) as with_coordinates,
+    count(*) filter (where event_timestamp >= now() - interval '24 hours') as last_24h,
+    count(*) filter (where event_timestamp >= now() - interval '7 days') as last_7d,
+    count(*) filter (where event_timestamp >= now() - interval '30 days') as last_30d,
+    min(event_timestamp) as earliest, max(event_timestamp) as latest
+  from location_proofs ${where ? sql`where ${where}` : sql``}
+  group by grouping sets ((chain), (schema_uid), (coalesce(protocol_version, '')))`;
+
+const sourceCounts = (r: Pick<SourceRow, "total" | "revoked" | "with_coordinates">): SourceCounts => {
+  const total = Number(r.total);
+  const revoked = Number(r.revoked ?? 0);
+  return { total, revoked, active: total - revoked, with_coordinates: Number(r.with_coordinates ?? 0) };
+};
+
+export type StatsFilter = Pick<ProofFilter, "schemas" | "protocolVersions" | "locationTypes">;
+
+export type ProofStats = Counts & {
+  by_chain: Record<string, Counts & { chain_id: number }>;
+  by_schema: Record<string, SourceCounts>;
+  by_protocol_version: Record<string, SourceCounts>;
+};
+
+/**
+ * Statistics over every stored proof, revoked ones included (`total` counts them; `active` does not), overall, per
+ * chain, per schema and per protocol version — chains, schemas and versions come from the data, not from a list.
+ * Time windows count by event time. With a filter (schema, protocol version, location type) the same figures count
+ * only the proofs it matches.
+ */
+export async function proofStats(db: Db, filter: StatsFilter = {}): Promise<ProofStats> {
+  const where = whereClause({ ...filter, includeRevoked: true });
+  if (where) return filteredStats(db, where);
+  const [rows, sources] = await Promise.all([
+    queryRows<ChainRow>(db, PER_CHAIN),
+    queryRows<SourceRow>(db, PER_SOURCE),
+  ]);
+  const bySchema: Record<string, SourceCounts> = {};
+  const byVersion: Record<string, SourceCounts> = {};
+  for (const r of sources) {
+    if (r.schema_uid !== null) bySchema[r.schema_uid] = sourceCounts(r);
+    else byVersion[r.protocol_version || "none"] = sourceCounts(r);
+  }
+  return { ...overallOf(rows), by_schema: bySchema, by_protocol_version: byVersion };
+}
+
+async function filteredStats(db: Db, where: SQL): Promise<ProofStats> {
+  const rows = await queryRows<ChainRow & SourceRow & { by_chain: boolean; by_schema: boolean }>(
+    db,
+    filtered(where),
+  );
+  const bySchema: Record<string, SourceCounts> = {};
+  const byVersion: Record<string, SourceCounts> = {};
+  for (const r of rows) {
+    if (r.by_schema) bySchema[r.schema_uid!] = sourceCounts(r);
+    else if (!r.by_chain) byVersion[r.protocol_version || "none"] = sourceCounts(r);
+  }
+  return {
+    ...overallOf(rows.filter((r) => r.by_chain)),
+    by_schema: bySchema,
+    by_protocol_version: byVersion,
+  };
+}
+
+function overallOf(rows: ChainRow[]): Counts & { by_chain: Record<string, Counts & { chain_id: number }> } {
   const byChain: Record<string, Counts & { chain_id: number }> = {};
   const overall: Counts = {
     total: 0,

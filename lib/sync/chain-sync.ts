@@ -1,26 +1,22 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import type { Hex } from "viem";
 import type { Db } from "../../db/client.js";
-import type { NewLocationProofRow, SyncStateRow } from "../../db/schema.js";
+import type { SyncStateRow } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
-import { log } from "../log.js";
-import { attestationRow, type OnchainAttestation } from "./decode-attestation.js";
-import { type EasEvent, getEasLogs } from "./logs.js";
+import { errorFields, log } from "../log.js";
+import { backfillSchemas, startBackfills } from "./backfill.js";
+import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import type { SyncOptions } from "./options.js";
-import { readAttestations } from "./reads.js";
+import { redecode } from "./redecode.js";
 import { findReorg } from "./reorg.js";
 import {
   type AbandonedRun,
   abandonStaleRuns,
   acquireLease,
-  type Commit,
-  commitBatch,
   ensureState,
   finishRun,
   heartbeat,
   LeaseLostError,
-  type Revocation,
   type RunOutcome,
   recordHead,
   recordSkip,
@@ -28,14 +24,22 @@ import {
   rewind,
   startRun,
   storedBlocks,
+  type Writer,
 } from "./store.js";
+import { ChainMovedError, indexStream, liveUids, type SchemaOutcome, type Stage } from "./stream.js";
 import { skipReason, type WriterState, writerState } from "./writer-health.js";
+
+export { ChainMovedError } from "./stream.js";
 
 export type Trigger = "cron" | "manual" | "backfill";
 
 export type ChainRunResult = RunOutcome & {
   chain: string;
   chainId: number;
+  /** discovery's cursor as the run left it (lib/sync/discovery.ts) */
+  schemaCursor: number | null;
+  /** what the run did to the chain's schemas (lib/sync/schemas.ts) */
+  schemas: SchemaOutcome;
   /** the chain's writer as this run left it (lease, skips in a row): what the cron judges `degraded` by */
   writer: WriterState;
   /** runs of dead writers this run found and marked abandoned */
@@ -45,11 +49,6 @@ export type ChainRunResult = RunOutcome & {
   cursor: number | null;
   durationMs: number;
 };
-
-/** The chain changed under a running batch (an attestation or revocation we saw in a log is gone): retry later. */
-export class ChainMovedError extends Error {
-  override name = "ChainMovedError";
-}
 
 export type ChainSyncDeps = {
   db: Db;
@@ -64,17 +63,35 @@ export type ChainSyncDeps = {
   afterCommit?: (progress: { cursor: number; attestations: number }) => void | Promise<void>;
   /** called after the state is first read and before the lease is taken (tests use it to interleave another writer) */
   beforeLease?: () => void | Promise<void>;
+  /** called after each committed discovery step (tests use it to "kill" a run in the middle of discovery) */
+  afterDiscoveryCommit?: (progress: { schemaCursor: number; found: number }) => void | Promise<void>;
+  /**
+   * Backfill these schemas only (`npm run backfill -- <chain> --schema <uid> [--from <block>]`): they are (re)started
+   * from where they begin (or `from`) and indexed alone up to the chain's cursor; no discovery, no step of the chain's
+   * own cursor, no re-decoding.
+   */
+  onlySchemas?: { uids: readonly string[]; from?: number };
 };
 
 /**
  * The per-chain state machine of one invocation:
- *   lease → head → reorg check (rewind) → ranges up to head − confirmations, each: eth_getLogs → Multicall3 reads →
- *   decode → commit (rows + revocations + block hashes + cursor, one transaction) → release.
+ *   lease → head → reorg check (rewind every cursor) → the operator's schema decisions → discovery: the
+ *   SchemaRegistry's `Registered` ranges up to head − confirmations (new location schemas) → the chain's ranges up to
+ *   discovery's cursor, each: one eth_getLogs for every live schema → Multicall3 reads → decode by each attestation's
+ *   own schema → commit (rows + revocations + block hashes + cursor, one transaction) → schema backfills up to the
+ *   chain's cursor → rows of an older decoder decoded again → release.
  * Bounded by a time budget and a block budget; whatever is committed stays committed, so a killed invocation loses
- * at most the batch in flight, and the next one resumes from the cursor.
+ * at most the batch in flight, and the next one resumes from the cursors.
  */
 export function createChainSync(deps: ChainSyncDeps) {
   const { db, chain, client, options, owner } = deps;
+  let startedBackfills = false;
+  const writerOf: Writer = {
+    chainId: chain.chainId,
+    owner,
+    leaseMs: options.leaseMs,
+    statementTimeoutMs: options.statementTimeoutMs,
+  };
 
   async function run(trigger: Trigger): Promise<ChainRunResult> {
     const started = performance.now();
@@ -100,9 +117,11 @@ export function createChainSync(deps: ChainSyncDeps) {
       error: null,
       reason: null,
     };
+    const schemaOutcome: SchemaOutcome = { found: 0, backfilled: 0, joined: [], removed: 0, redecoded: 0 };
     let head: number | null = null;
     let confirmedHead: number | null = null;
     let cursor = state.cursorBlock;
+    let schemaCursor = state.schemaCursorBlock;
     let writer = writerState(state);
     let abandoned: AbandonedRun[] = [];
     const beat = startHeartbeat(runId, started);
@@ -112,8 +131,8 @@ export function createChainSync(deps: ChainSyncDeps) {
         outcome.reason = "paused";
       } else {
         await deps.beforeLease?.();
-        // The cursor and range size come from the row as the lease was taken: another writer may have committed or
-        // rewound (and released) since `state` was read, and continuing from the older cursor would skip blocks.
+        // The cursors and range sizes come from the row as the lease was taken: another writer may have committed or
+        // rewound (and released) since `state` was read, and continuing from an older cursor would skip blocks.
         const taken = await takeLease();
         writer = writerState(taken.row ?? state);
         if (!taken.leased) {
@@ -121,16 +140,45 @@ export function createChainSync(deps: ChainSyncDeps) {
           outcome.reason = skipReason(writer.lease, new Date());
         } else {
           beat.leased = true;
-          const leasedState = taken.row!;
-          cursor = leasedState.cursorBlock;
+          const leased = taken.row!;
+          cursor = leased.cursorBlock;
+          schemaCursor = leased.schemaCursorBlock;
           abandoned = await markAbandoned(runId);
           head = Number(await client.getBlockNumber({ cacheTime: 0 }));
           confirmedHead = head - chain.confirmations;
           await recordHead(db, chain.chainId, head);
-          cursor = await handleReorg(cursor, outcome);
-          const done = await indexRanges(cursor, leasedState.rangeSize, confirmedHead, outcome, started);
-          cursor = done.cursor;
-          if (!done.complete) outcome.status = "partial";
+          ({ cursor, schemaCursor } = await handleReorg(cursor, schemaCursor, outcome));
+          const stage = stageContext(started, outcome, schemaOutcome);
+          const schemas = await loadSchemas(db, chain.chainId);
+          let complete = true;
+          schemaOutcome.removed += await applyPolicy(stage, schemas, cursor);
+          if (!deps.onlySchemas) {
+            const found = await discover(stage, schemas, {
+              cursor: schemaCursor,
+              rangeSize: leased.schemaRangeSize,
+              target: confirmedHead,
+              chainCursor: cursor,
+              ...(deps.afterDiscoveryCommit ? { afterCommit: deps.afterDiscoveryCommit } : {}),
+            });
+            schemaCursor = found.cursor;
+            const from = cursor === null ? chain.startBlock : cursor + 1;
+            const target = Math.min(confirmedHead, schemaCursor ?? from - 1, from + options.blockBudget - 1);
+            const done = await indexStream(stage, schemas, {
+              uids: liveUids(schemas),
+              from,
+              target,
+              rangeSize: leased.rangeSize,
+            });
+            if (done.cursor >= from) cursor = done.cursor;
+            complete = found.complete && done.complete && target >= confirmedHead;
+          } else if (!startedBackfills) {
+            // Once per engine: the backfill script's later runs continue the backfill rather than restart it.
+            await startBackfills(stage, schemas, deps.onlySchemas, cursor);
+            startedBackfills = true;
+          }
+          complete = (await backfillSchemas(stage, schemas, cursor, deps.onlySchemas?.uids)) && complete;
+          if (!deps.onlySchemas) complete = (await redecode(stage, schemas)) && complete;
+          if (!complete) outcome.status = "partial";
         }
       }
     } catch (error) {
@@ -139,16 +187,23 @@ export function createChainSync(deps: ChainSyncDeps) {
     } finally {
       await beat.stop();
       if (beat.leased) {
-        await releaseLease(db, chain.chainId, owner).catch(() => {});
+        // A lease left behind lapses within its period; say so, since the next runs skip the chain until then.
+        await releaseLease(db, chain.chainId, owner).catch((error) =>
+          logFailure("sync: lease not released (it lapses on its own)", error, { chain: chain.name, owner }),
+        );
         writer = { ...writer, lease: null };
       }
       outcome.rpcRequests = (deps.requests?.() ?? 0) - requestsAtStart;
-      await finishRun(db, runId, chain.chainId, outcome).catch(() => {});
+      await finishRun(db, runId, chain.chainId, outcome).catch((error) =>
+        logFailure("sync: run history not written", error, { chain: chain.name, run_id: runId }),
+      );
     }
     const result: ChainRunResult = {
       chain: chain.name,
       chainId: chain.chainId,
       ...outcome,
+      schemaCursor,
+      schemas: schemaOutcome,
       writer,
       abandoned,
       head,
@@ -165,9 +220,15 @@ export function createChainSync(deps: ChainSyncDeps) {
       block_range: outcome.fromBlock === null ? null : [outcome.fromBlock, outcome.toBlock],
       head,
       cursor,
+      schema_cursor: schemaCursor,
       attestations: outcome.attestations,
       revocations: outcome.revocations,
       rewound: outcome.rewound,
+      schemas_found: schemaOutcome.found,
+      backfilled: schemaOutcome.backfilled,
+      schemas_joined: schemaOutcome.joined.length ? schemaOutcome.joined : undefined,
+      rows_removed: schemaOutcome.removed || undefined,
+      redecoded: schemaOutcome.redecoded || undefined,
       rpc_requests: outcome.rpcRequests,
       duration_ms: result.durationMs,
       error: outcome.error,
@@ -229,7 +290,8 @@ export function createChainSync(deps: ChainSyncDeps) {
           .then((held) => {
             if (handle.leased && !held) handle.lost = true;
           })
-          .catch(() => {}) // a database blip: the next beat tries again, and the lease outlasts two misses
+          // A database blip: the next beat tries again, and the lease outlasts two misses.
+          .catch((error) => logFailure("sync: heartbeat failed", error, { chain: chain.name, run_id: runId }))
           .finally(() => {
             if (!stopped) schedule();
           });
@@ -242,186 +304,89 @@ export function createChainSync(deps: ChainSyncDeps) {
   /** The heartbeat of the run in progress (one run at a time per instance). */
   let current: { lost: boolean } = { lost: false };
 
-  /**
-   * The time budget is spent, or the caller asked to stop (both end the run as "partial" at a commit boundary). A
-   * lease found taken over by a heartbeat ends the run as an error at once: nothing more may be written.
-   */
-  function outOfBudget(started: number): boolean {
-    if (current.lost)
-      throw new LeaseLostError("lease lapsed and was taken over by another writer; run stopped");
-    return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
+  /** What the stages of one run share (lib/sync/stage.ts). */
+  function stageContext(started: number, outcome: RunOutcome, schemaOutcome: SchemaOutcome): Stage {
+    const hashes = new Map<number, { hash: string; time: Date }>();
+    return {
+      db,
+      chain,
+      client,
+      options,
+      writer: writerOf,
+      outcome,
+      schemaOutcome,
+      /**
+       * The time budget is spent, or the caller asked to stop (both end the run as "partial" at a commit boundary).
+       * A lease found taken over by a heartbeat ends the run as an error at once: nothing more may be written.
+       */
+      outOfBudget: () => {
+        if (current.lost)
+          throw new LeaseLostError("lease lapsed and was taken over by another writer; run stopped");
+        return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
+      },
+      block: async (number) => {
+        let b = hashes.get(number);
+        if (!b) {
+          const got = await client.getBlock({ blockNumber: BigInt(number) });
+          if (!got.hash) throw new ChainMovedError(`block ${number} has no hash`);
+          b = { hash: got.hash.toLowerCase(), time: new Date(Number(got.timestamp) * 1000) };
+          hashes.set(number, b);
+        }
+        return b;
+      },
+      ...(deps.afterCommit ? { afterCommit: deps.afterCommit } : {}),
+    };
   }
 
-  /** Rewinds past a reorg (stored hash no longer canonical); returns the cursor to continue from. */
-  async function handleReorg(cursor: number | null, outcome: RunOutcome): Promise<number | null> {
-    if (cursor === null) return null;
+  /** Rewinds every cursor past a reorg (a stored hash no longer canonical); returns the cursors to continue from. */
+  async function handleReorg(
+    cursor: number | null,
+    schemaCursor: number | null,
+    outcome: RunOutcome,
+  ): Promise<{ cursor: number | null; schemaCursor: number | null }> {
+    if (cursor === null && schemaCursor === null) return { cursor, schemaCursor };
     // Every run checks the newest stored hash (one request); only a mismatch loads the whole list.
     const reorg = await findReorg(client, await storedBlocks(db, chain.chainId, true), () =>
       storedBlocks(db, chain.chainId),
     );
-    if (!reorg) return cursor;
-    const ancestor = reorg.ancestor ?? chain.startBlock - 1;
+    if (!reorg) return { cursor, schemaCursor };
+    const ancestor = reorg.ancestor ?? Math.min(chain.startBlock, chain.schemaStartBlock) - 1;
     const undone = await rewind(db, {
       chainId: chain.chainId,
       owner,
       ancestor,
       startBlock: chain.startBlock,
+      schemaStartBlock: chain.schemaStartBlock,
       statementTimeoutMs: options.statementTimeoutMs,
     });
-    outcome.rewound = cursor - ancestor;
+    const back = (c: number | null, start: number) =>
+      c === null || c <= ancestor ? c : ancestor < start ? null : ancestor;
+    const after = {
+      cursor: back(cursor, chain.startBlock),
+      schemaCursor: back(schemaCursor, chain.schemaStartBlock),
+    };
+    outcome.rewound = Math.max(0, Math.max(cursor ?? -1, schemaCursor ?? -1) - ancestor);
     log("warn", "reorg: rewound", {
       chain: chain.name,
       from_cursor: cursor,
+      from_schema_cursor: schemaCursor,
       to_block: ancestor,
       rows_deleted: undone.deleted,
       revocations_undone: undone.unrevoked,
+      schemas_forgotten: undone.schemasForgotten,
     });
-    return ancestor < chain.startBlock ? null : ancestor;
-  }
-
-  async function indexRanges(
-    cursor: number | null,
-    storedRangeSize: number | null,
-    confirmedHead: number,
-    outcome: RunOutcome,
-    started: number,
-  ): Promise<{ cursor: number | null; complete: boolean }> {
-    let from = cursor === null ? chain.startBlock : cursor + 1;
-    const target = Math.min(confirmedHead, from + options.blockBudget - 1);
-    let rangeSize = Math.max(1, Math.min(storedRangeSize ?? options.initialRange, options.maxRange));
-    while (from <= target) {
-      if (outOfBudget(started)) return { cursor, complete: false };
-      const logs = await getEasLogs(client, {
-        eas: chain.eas,
-        schemaUid: chain.schemaUid,
-        fromBlock: from,
-        toBlock: Math.min(from + rangeSize - 1, target),
-      });
-      const covered = logs.toBlock - from + 1;
-      // Remember what the provider accepted; grow again after a clean success (ponder's strategy).
-      rangeSize = logs.refused ? covered : Math.min(options.maxRange, Math.max(rangeSize, covered) * 2);
-      outcome.fromBlock ??= from;
-      cursor = await indexRange(from, logs.toBlock, logs.events, rangeSize, outcome, started);
-      outcome.toBlock = cursor;
-      if (cursor < logs.toBlock) return { cursor, complete: false }; // the budget ran out inside the range
-      from = logs.toBlock + 1;
-    }
-    return { cursor, complete: target >= confirmedHead };
-  }
-
-  /** Commits the events of [from, to] in slices of ≤ commitSize attestations, cut at block boundaries. */
-  async function indexRange(
-    from: number,
-    to: number,
-    events: EasEvent[],
-    rangeSize: number,
-    outcome: RunOutcome,
-    started: number,
-  ): Promise<number> {
-    const slices: EasEvent[][] = [];
-    let current: EasEvent[] = [];
-    for (let i = 0; i < events.length; i++) {
-      current.push(events[i]!);
-      const blockEnds = events[i + 1]?.blockNumber !== events[i]!.blockNumber;
-      if (blockEnds && current.length >= options.commitSize) {
-        slices.push(current);
-        current = [];
-      }
-    }
-    slices.push(current);
-    // Pipelined: the next slice's reads run while this one commits (the RPC round trips hide behind the database).
-    const prepare = (i: number) => {
-      const p = prepareSlice(
-        slices[i]!,
-        i === slices.length - 1 ? to : slices[i]!.at(-1)!.blockNumber,
-        rangeSize,
-      );
-      p.catch(() => {}); // awaited below; never an unhandled rejection if an earlier commit fails first
-      return p;
-    };
-    let cursor = from - 1;
-    let next = prepare(0);
-    for (let i = 0; i < slices.length; i++) {
-      const prepared = await next;
-      if (i + 1 < slices.length) next = prepare(i + 1);
-      await commitBatch(db, prepared);
-      outcome.attestations += prepared.rows.length;
-      outcome.revocations += prepared.revocations.length;
-      cursor = prepared.cursor;
-      await deps.afterCommit?.({ cursor, attestations: outcome.attestations });
-      // A busy range stops at a slice boundary (a block boundary) when the budget is spent; the rest is next run's.
-      if (i + 1 < slices.length && outOfBudget(started)) break;
-    }
-    return cursor;
-  }
-
-  /** Reads and decodes one slice's attestations: everything its commit needs, without touching the database. */
-  async function prepareSlice(events: EasEvent[], end: number, rangeSize: number): Promise<Commit> {
-    const uids = [...new Set(events.map((e) => e.uid))];
-    // The slice's last block: its hash is the cursor's, checked by the next run's reorg detection.
-    const endBlock = events.find((e) => e.blockNumber === end);
-    const [reads, block] = await Promise.all([
-      uids.length
-        ? readAttestations(client, chain.eas, uids as Hex[], {
-            batchSize: options.readBatchSize,
-            concurrency: options.readConcurrency,
-            multicall: chain.multicall3,
-          })
-        : Promise.resolve(new Map<string, OnchainAttestation | null>()),
-      endBlock ? Promise.resolve(undefined) : client.getBlock({ blockNumber: BigInt(end) }),
-    ]);
-    const rows = new Map<string, NewLocationProofRow>();
-    const backfill = new Map<string, NewLocationProofRow>();
-    const revocations: Revocation[] = [];
-    const blocks = new Map<number, string>();
-    let cursorTime: Date | null = block ? new Date(Number(block.timestamp) * 1000) : null;
-    for (const e of events) {
-      blocks.set(e.blockNumber, e.blockHash);
-      const a = reads.get(e.uid);
-      // Seen in a log but unknown to EAS now, or a revocation EAS does not have: the chain moved (a reorg beneath
-      // our confirmations). Commit nothing of this slice; the next run's reorg check sorts it out.
-      if (!a) throw new ChainMovedError(`attestation ${e.uid} from block ${e.blockNumber} is not on chain`);
-      const at = {
-        blockNumber: e.blockNumber,
-        blockHash: e.blockHash,
-        txHash: e.txHash,
-        logIndex: e.logIndex,
-      };
-      if (e.kind === "Attested") {
-        if (!rows.has(e.uid)) rows.set(e.uid, attestationRow(chain, a, at));
-        if (e.blockNumber === end) cursorTime = new Date(Number(a.time) * 1000);
-      } else {
-        if (a.revocationTime === 0n)
-          throw new ChainMovedError(`revocation of ${e.uid} in block ${e.blockNumber} is not on chain`);
-        // Backfill an attestation we do not have (attested before the start block) before revoking it.
-        if (!rows.has(e.uid)) backfill.set(e.uid, attestationRow(chain, a, at));
-        revocations.push({
-          uid: e.uid,
-          time: new Date(Number(a.revocationTime) * 1000),
-          blockNumber: e.blockNumber,
-        });
-        if (e.blockNumber === end) cursorTime = new Date(Number(a.revocationTime) * 1000);
-      }
-    }
-    const endHash = endBlock?.blockHash ?? block?.hash;
-    if (!endHash) throw new ChainMovedError(`block ${end} has no hash`);
-    blocks.set(end, endHash);
-    return {
-      chainId: chain.chainId,
-      owner,
-      leaseMs: options.leaseMs,
-      statementTimeoutMs: options.statementTimeoutMs,
-      rows: [...rows.values()],
-      backfill: [...backfill.values()],
-      revocations,
-      blocks: [...blocks].map(([number, hash]) => ({ number, hash })),
-      cursor: end,
-      cursorTime,
-      rangeSize,
-    };
+    return after;
   }
 
   return { run };
+}
+
+/**
+ * A failure the run goes on despite (bookkeeping after the work, a heartbeat): never silent, one warn line with the
+ * error's fields.
+ */
+export function logFailure(msg: string, error: unknown, fields: Record<string, unknown>): void {
+  log("warn", msg, { ...fields, error: errorFields(error) });
 }
 
 /** One line for the run history and the response: the error's name, short message and the RPC detail, if any. */

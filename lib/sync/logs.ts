@@ -9,11 +9,19 @@ import {
   toHex,
 } from "viem";
 import type { ChainClient } from "../chains/client.js";
-import { attestedEvent, easAbi, revokedEvent } from "../chains/eas-abi.js";
+import {
+  attestedEvent,
+  easAbi,
+  registeredEvent,
+  registeredEventV1,
+  revokedEvent,
+} from "../chains/eas-abi.js";
 
 export type EasEvent = {
   kind: "Attested" | "Revoked";
   uid: Hex;
+  /** topic 3: the attestation's schema */
+  schemaUid: Hex;
   blockNumber: number;
   blockHash: Hex;
   txHash: Hex;
@@ -22,8 +30,10 @@ export type EasEvent = {
 
 const ATTESTED = toEventSelector(attestedEvent);
 const REVOKED = toEventSelector(revokedEvent);
+const REGISTERED = toEventSelector(registeredEvent);
+const REGISTERED_V1 = toEventSelector(registeredEventV1);
 
-type RawLog = {
+export type RawLog = {
   address: Hex;
   topics: Hex[];
   data: Hex;
@@ -42,35 +52,94 @@ const RANGE_HINT =
 const RATE_LIMIT = /rate.?limit|too many requests/i;
 
 /**
- * One eth_getLogs per range for both events (topic0 ∈ {Attested, Revoked}, topic3 = schema). When a provider refuses
- * the range, @ponder/utils' getLogsRetryHelper reads its message (Alchemy, Infura, QuickNode, …) and we retry the
- * first sub-range it suggests; an unrecognised "too large" message halves the range. Returns the logs and the
- * range actually covered, which the caller continues from (and remembers as its next range size).
+ * One eth_getLogs per range for both EAS events of every schema given (topic0 ∈ {Attested, Revoked}, topic3 ∈ the
+ * schemas: a list, so the number of schemas costs no requests). Returns the events and the range actually covered
+ * (getLogsAdaptive).
  */
 export async function getEasLogs(
   client: ChainClient,
-  args: { eas: Address; schemaUid: Hex; fromBlock: number; toBlock: number },
+  args: { eas: Address; schemaUids: readonly Hex[]; fromBlock: number; toBlock: number },
 ): Promise<{ events: EasEvent[]; toBlock: number; refused: boolean }> {
+  const got = await getLogsAdaptive(client, {
+    address: args.eas,
+    topics: [[ATTESTED, REVOKED], null, null, [...args.schemaUids]],
+    fromBlock: args.fromBlock,
+    toBlock: args.toBlock,
+  });
+  return { events: parseLogs(got.logs, args), toBlock: got.toBlock, refused: got.refused };
+}
+
+export type RegisteredEvent = { uid: Hex; blockNumber: number; blockHash: Hex };
+
+/**
+ * One eth_getLogs per range for the SchemaRegistry's `Registered` events, both signatures (eas-abi.ts); the uid is
+ * topic 1 in either, and the schema's string is read with getSchema (a short event carries none).
+ */
+export async function getRegisteredLogs(
+  client: ChainClient,
+  args: { registry: Address; fromBlock: number; toBlock: number },
+): Promise<{ events: RegisteredEvent[]; toBlock: number; refused: boolean }> {
+  const got = await getLogsAdaptive(client, {
+    address: args.registry,
+    topics: [[REGISTERED, REGISTERED_V1]],
+    fromBlock: args.fromBlock,
+    toBlock: args.toBlock,
+  });
+  const events: RegisteredEvent[] = [];
+  for (const log of got.logs) {
+    if (log.removed || log.address.toLowerCase() !== args.registry.toLowerCase()) continue;
+    const topic0 = log.topics[0]?.toLowerCase();
+    if (topic0 !== REGISTERED && topic0 !== REGISTERED_V1) continue;
+    const uid = log.topics[1];
+    if (!uid || log.blockNumber === null || log.blockHash === null) continue;
+    events.push({
+      uid: uid.toLowerCase() as Hex,
+      blockNumber: Number(hexToBigInt(log.blockNumber)),
+      blockHash: log.blockHash.toLowerCase() as Hex,
+    });
+  }
+  return {
+    events: events.sort((a, b) => a.blockNumber - b.blockNumber),
+    toBlock: got.toBlock,
+    refused: got.refused,
+  };
+}
+
+/**
+ * eth_getLogs over [fromBlock, toBlock] with range adaptation: when a provider refuses the range, @ponder/utils'
+ * getLogsRetryHelper reads its message (Alchemy, Infura, QuickNode, …) and the first sub-range it suggests is tried;
+ * an unrecognised "too large" message halves the range. Returns the logs and the range actually covered, which the
+ * caller continues from (and remembers as its next range size).
+ */
+export async function getLogsAdaptive(
+  client: ChainClient,
+  args: { address: Address; topics: (Hex | Hex[] | null)[]; fromBlock: number; toBlock: number },
+): Promise<{ logs: RawLog[]; toBlock: number; refused: boolean }> {
   let toBlock = args.toBlock;
   let refused = false;
   for (let attempt = 0; ; attempt++) {
     const filter = {
-      address: args.eas,
-      topics: [[ATTESTED, REVOKED], null, null, args.schemaUid] as Hex[][],
+      address: args.address,
+      topics: args.topics,
       fromBlock: toHex(args.fromBlock),
       toBlock: toHex(toBlock),
     };
     try {
-      const raw = (await client.request({
+      const logs = (await client.request({
         method: "eth_getLogs",
         params: [filter as never],
       })) as unknown as RawLog[];
-      return { events: parseLogs(raw, args), toBlock, refused };
+      return { logs, toBlock, refused };
     } catch (error) {
       if (attempt >= 12 || isRateLimit(error)) throw error;
       const help = getLogsRetryHelper({
         params: [
-          { address: args.eas, topics: filter.topics, fromBlock: filter.fromBlock, toBlock: filter.toBlock },
+          {
+            address: args.address,
+            topics: filter.topics as never,
+            fromBlock: filter.fromBlock,
+            toBlock: filter.toBlock,
+          },
         ],
         error: error as RpcError,
       });
@@ -104,12 +173,14 @@ function errorText(error: unknown): string {
   return [e.message, e.details, e.cause?.message].filter(Boolean).join(" ");
 }
 
-function parseLogs(raw: RawLog[], args: { eas: Address; schemaUid: Hex }): EasEvent[] {
+function parseLogs(raw: RawLog[], args: { eas: Address; schemaUids: readonly Hex[] }): EasEvent[] {
   const events: EasEvent[] = [];
+  const schemas = new Set(args.schemaUids.map((u) => u.toLowerCase()));
   for (const log of raw) {
     // Defensive: a provider that ignores part of the filter must not inject foreign events.
     if (log.removed || log.address.toLowerCase() !== args.eas.toLowerCase()) continue;
-    if (log.topics[3]?.toLowerCase() !== args.schemaUid.toLowerCase()) continue;
+    const schemaUid = log.topics[3]?.toLowerCase();
+    if (!schemaUid || !schemas.has(schemaUid)) continue;
     if (
       log.blockNumber === null ||
       log.blockHash === null ||
@@ -123,6 +194,7 @@ function parseLogs(raw: RawLog[], args: { eas: Address; schemaUid: Hex }): EasEv
     events.push({
       kind: decoded.eventName,
       uid: (decoded.args as { uid: Hex }).uid.toLowerCase() as Hex,
+      schemaUid: schemaUid as Hex,
       blockNumber: Number(hexToBigInt(log.blockNumber)),
       blockHash: log.blockHash.toLowerCase() as Hex,
       txHash: log.transactionHash.toLowerCase() as Hex,

@@ -1,4 +1,5 @@
 import type { Config } from "../config.js";
+import type { SchemaPolicy } from "./schemas.js";
 
 /** The knobs of one sync invocation. Defaults suit a 30 s serverless function and public RPC providers. */
 export type SyncOptions = {
@@ -30,10 +31,12 @@ export type SyncOptions = {
   statementTimeoutMs: number;
   /** Asked next to the time budget: true stops the run the same way (after the batch in flight; e.g. Ctrl-C). */
   shouldStop?: () => boolean;
+  /** Which schemas are indexed (SCHEMA_MODE, SCHEMA_ALLOW, SCHEMA_DENY; lib/sync/schemas.ts). */
+  schemaPolicy: SchemaPolicy;
 };
 
 export function syncOptions(
-  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget" | "syncLeaseMs" | "database">,
+  config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget" | "syncLeaseMs" | "database" | "schemas">,
   overrides: Partial<SyncOptions> = {},
 ): SyncOptions {
   const timeBudgetMs = overrides.timeBudgetMs ?? config.syncTimeBudgetMs;
@@ -49,6 +52,7 @@ export function syncOptions(
     leaseMs,
     heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
     statementTimeoutMs: config.database.syncStatementTimeoutMs,
+    schemaPolicy: config.schemas,
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
-import { type Address, encodeFunctionData, type Hex, zeroHash } from "viem";
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, zeroHash } from "viem";
 import type { ChainClient } from "../chains/client.js";
-import { easAbi } from "../chains/eas-abi.js";
+import { easAbi, schemaRegistryAbi } from "../chains/eas-abi.js";
 import { multicall3Abi } from "../chains/multicall3-abi.js";
 import { MULTICALL3_ADDRESS } from "../chains/registry.js";
 import { decodeAggregate3, decodeAttestation } from "./abi-fast.js";
@@ -26,67 +26,64 @@ export type ReadOptions = {
   batchSize: number;
   concurrency: number;
   blockNumber?: bigint;
-  /** false on a chain without Multicall3: one eth_call per attestation, sent as JSON-RPC batches by the client. */
+  /** false on a chain without Multicall3: one eth_call per read, sent as JSON-RPC batches by the client. */
   multicall?: boolean;
 };
 
 /**
- * Reads attestations with Multicall3 aggregate3: ~100 getAttestation calls per eth_call, a few calls in flight —
- * never one request per attestation. A batch that fails as a whole (out of gas: large media make one read cost up to
- * ~1.2M gas) is split in half until it fits. A uid EAS does not know maps to null.
+ * Reads view calls of one contract with Multicall3 aggregate3: ~100 calls per eth_call, a few eth_calls in flight —
+ * never one request per call. A batch that fails as a whole (out of gas: large media make one getAttestation cost up
+ * to ~1.2M gas) is split in half until it fits. Returns each call's return data, in order.
  */
-export async function readAttestations(
+export async function readCalls(
   client: ChainClient,
-  eas: Address,
-  uids: readonly Hex[],
+  target: Address,
+  calls: readonly Hex[],
   options: ReadOptions,
-): Promise<Map<string, OnchainAttestation | null>> {
-  const result = new Map<string, OnchainAttestation | null>();
-  const batches: Hex[][] = [];
-  for (let i = 0; i < uids.length; i += options.batchSize) batches.push(uids.slice(i, i + options.batchSize));
+): Promise<Hex[]> {
+  const results: Hex[] = new Array(calls.length);
+  const batches: number[] = [];
+  for (let i = 0; i < calls.length; i += options.batchSize) batches.push(i);
   let next = 0;
   const worker = async () => {
     while (next < batches.length) {
-      const batch = batches[next++]!;
-      if (options.multicall === false) await readEach(client, eas, batch, options.blockNumber, result);
-      else await readBatch(client, eas, batch, options.blockNumber, result);
+      const start = batches[next++]!;
+      const batch = calls.slice(start, start + options.batchSize);
+      const read =
+        options.multicall === false
+          ? await readEach(client, target, batch, options.blockNumber)
+          : await readBatch(client, target, batch, options.blockNumber);
+      read.forEach((r, i) => {
+        results[start + i] = r;
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, batches.length) }, worker));
-  return result;
-}
-
-const getAttestationData = (uid: Hex): Hex =>
-  encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] });
-
-/** Stores one decoded getAttestation result; a uid EAS does not know (zero uid returned) maps to null. */
-function store(into: Map<string, OnchainAttestation | null>, uid: Hex, returnData: Hex): void {
-  const a = decodeAttestation(returnData);
-  into.set(uid.toLowerCase(), a.uid === zeroHash ? null : a);
+  return results;
 }
 
 async function readBatch(
   client: ChainClient,
-  eas: Address,
-  uids: Hex[],
+  target: Address,
+  calls: readonly Hex[],
   blockNumber: bigint | undefined,
-  into: Map<string, OnchainAttestation | null>,
-): Promise<void> {
-  const calls = uids.map((uid) => ({
-    target: eas,
-    allowFailure: true,
-    callData: getAttestationData(uid),
-  }));
+): Promise<Hex[]> {
   const splitInHalf = async () => {
-    const half = Math.ceil(uids.length / 2);
-    await readBatch(client, eas, uids.slice(0, half), blockNumber, into);
-    await readBatch(client, eas, uids.slice(half), blockNumber, into);
+    const half = Math.ceil(calls.length / 2);
+    return [
+      ...(await readBatch(client, target, calls.slice(0, half), blockNumber)),
+      ...(await readBatch(client, target, calls.slice(half), blockNumber)),
+    ];
   };
   let results: readonly { success: boolean; returnData: Hex }[];
   try {
     const { data } = await client.call({
       to: MULTICALL3_ADDRESS,
-      data: encodeFunctionData({ abi: multicall3Abi, functionName: "aggregate3", args: [calls] }),
+      data: encodeFunctionData({
+        abi: multicall3Abi,
+        functionName: "aggregate3",
+        args: [calls.map((callData) => ({ target, allowFailure: true, callData }))],
+      }),
       ...(blockNumber !== undefined ? { blockNumber } : {}),
     });
     if (!data) throw new Error("Multicall3 returned no data (is it deployed on this chain?)");
@@ -94,39 +91,84 @@ async function readBatch(
   } catch (error) {
     // Only a batch too heavy for the node's eth_call gas cap is split; a dead provider fails fast instead of
     // being asked 2n more times.
-    if (uids.length === 1 || !isOutOfGas(error)) throw error;
+    if (calls.length === 1 || !isOutOfGas(error)) throw error;
     return splitInHalf();
   }
   // With allowFailure a sub-call that ran out of gas fails alone (EIP-150 keeps 1/64 for the caller): split too.
-  if (uids.length > 1 && results.some((r) => !r.success)) return splitInHalf();
-  results.forEach((r, i) => {
-    if (!r.success) throw new Error(`getAttestation(${uids[i]!.toLowerCase()}) failed inside Multicall3`);
-    store(into, uids[i]!, r.returnData);
+  if (calls.length > 1 && results.some((r) => !r.success)) return splitInHalf();
+  return results.map((r, i) => {
+    if (!r.success) throw new Error(`call ${calls[i]!.slice(0, 74)}… failed inside Multicall3`);
+    return r.returnData;
   });
 }
 
 /**
- * Without Multicall3: every getAttestation is its own eth_call, issued together so that a client created with
- * `jsonRpcBatch` sends them as one JSON-RPC batch per HTTP request.
+ * Without Multicall3: every call is its own eth_call, issued together so that a client created with `jsonRpcBatch`
+ * sends them as one JSON-RPC batch per HTTP request.
  */
 async function readEach(
   client: ChainClient,
-  eas: Address,
-  uids: Hex[],
+  target: Address,
+  calls: readonly Hex[],
   blockNumber: bigint | undefined,
-  into: Map<string, OnchainAttestation | null>,
-): Promise<void> {
+): Promise<Hex[]> {
   const results = await Promise.all(
-    uids.map((uid) =>
-      client.call({
-        to: eas,
-        data: getAttestationData(uid),
-        ...(blockNumber !== undefined ? { blockNumber } : {}),
-      }),
+    calls.map((data) =>
+      client.call({ to: target, data, ...(blockNumber !== undefined ? { blockNumber } : {}) }),
     ),
   );
-  results.forEach(({ data }, i) => {
-    if (!data) throw new Error(`getAttestation(${uids[i]}) returned no data`);
-    store(into, uids[i]!, data);
+  return results.map(({ data }, i) => {
+    if (!data) throw new Error(`call ${calls[i]!.slice(0, 74)}… returned no data`);
+    return data;
   });
+}
+
+/** Reads attestations from EAS (readCalls); a uid EAS does not know (zero uid returned) maps to null. */
+export async function readAttestations(
+  client: ChainClient,
+  eas: Address,
+  uids: readonly Hex[],
+  options: ReadOptions,
+): Promise<Map<string, OnchainAttestation | null>> {
+  const calls = uids.map((uid) =>
+    encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
+  );
+  const data = await readCalls(client, eas, calls, options);
+  const result = new Map<string, OnchainAttestation | null>();
+  uids.forEach((uid, i) => {
+    const a = decodeAttestation(data[i]!);
+    result.set(uid.toLowerCase(), a.uid === zeroHash ? null : a);
+  });
+  return result;
+}
+
+export type RegisteredSchema = { uid: string; resolver: string; revocable: boolean; schema: string };
+
+/** Reads schema records from the SchemaRegistry (readCalls); a uid it does not know maps to null. */
+export async function readSchemas(
+  client: ChainClient,
+  registry: Address,
+  uids: readonly Hex[],
+  options: ReadOptions,
+): Promise<Map<string, RegisteredSchema | null>> {
+  const calls = uids.map((uid) =>
+    encodeFunctionData({ abi: schemaRegistryAbi, functionName: "getSchema", args: [uid] }),
+  );
+  const data = await readCalls(client, registry, calls, options);
+  const result = new Map<string, RegisteredSchema | null>();
+  uids.forEach((uid, i) => {
+    const r = decodeFunctionResult({ abi: schemaRegistryAbi, functionName: "getSchema", data: data[i]! });
+    result.set(
+      uid.toLowerCase(),
+      r.uid === zeroHash
+        ? null
+        : {
+            uid: r.uid.toLowerCase(),
+            resolver: r.resolver.toLowerCase(),
+            revocable: r.revocable,
+            schema: r.schema,
+          },
+    );
+  });
+  return result;
 }

@@ -5,7 +5,7 @@ import { locationProofs } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { log } from "../log.js";
-import { describeError } from "./chain-sync.js";
+import { describeError, logFailure } from "./chain-sync.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
 import { finishRun, startRun } from "./store.js";
@@ -138,7 +138,12 @@ export async function reconcileRevocations(deps: {
     rewound: 0,
     rpcRequests: (deps.requests?.() ?? 0) - requestsAtStart,
     error: result.error ?? null,
-  }).catch(() => {});
+  }).catch((error) =>
+    logFailure("revocation reconciliation: run history not written", error, {
+      chain: chain.name,
+      run_id: runId,
+    }),
+  );
   log(result.status === "error" ? "error" : "info", "revocation reconciliation", {
     chain: chain.name,
     checked: result.checked,

@@ -52,6 +52,14 @@ const toJson = (r: ChainRunResult, writer: WriterHealth) => ({
   from_block: r.fromBlock,
   to_block: r.toBlock,
   cursor_block: r.cursor,
+  schema_cursor_block: r.schemaCursor,
+  schemas: {
+    found: r.schemas.found,
+    backfilled: r.schemas.backfilled,
+    joined: r.schemas.joined,
+    rows_removed: r.schemas.removed,
+    redecoded: r.schemas.redecoded,
+  },
   head_block: r.head,
   confirmed_head: r.confirmedHead,
   attestations: r.attestations,
@@ -110,15 +118,24 @@ export function createSyncService(deps: SyncServiceDeps) {
   const enabled = chains.filter((c) => c.enabled);
   const options = syncOptions(config, deps.options);
   const rules = { leaseMs: options.leaseMs, alertAfterSkips: config.syncAlertAfterSkips };
-  const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  let requests = 0;
+  const instance = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Each run is a writer of its own: two runs of one chain in this process (a cron tick meeting a manual sync) must
+  // meet at the lease like runs of two processes, never both pass it as "already ours".
+  let runs = 0;
+  const nextOwner = () => `${instance}:${++runs}`;
+  // RPC requests per chain: runs of several chains overlap, so one shared counter would charge each chain's run with
+  // the others' requests.
+  const requests = new Map<string, number>();
+  const requestsOf = (chain: ChainConfig) => () => requests.get(chain.name) ?? 0;
   const clients = new Map<string, ChainClient>();
   const clientFor = (chain: ChainConfig): ChainClient => {
     const injected = deps.clientFor?.(chain);
     if (injected) return injected;
     let c = clients.get(chain.name);
     if (!c) {
-      c = createChainClient(chain, { onRequest: () => requests++ });
+      c = createChainClient(chain, {
+        onRequest: () => requests.set(chain.name, (requests.get(chain.name) ?? 0) + 1),
+      });
       clients.set(chain.name, c);
     }
     return c;
@@ -137,8 +154,8 @@ export function createSyncService(deps: SyncServiceDeps) {
           chain,
           client: clientFor(chain),
           options,
-          owner,
-          requests: () => requests,
+          owner: nextOwner(),
+          requests: requestsOf(chain),
         }).run(trigger),
       ),
     );
@@ -202,7 +219,7 @@ export function createSyncService(deps: SyncServiceDeps) {
           client: clientFor(chain),
           options,
           trigger: "manual",
-          requests: () => requests,
+          requests: requestsOf(chain),
         }),
       ),
     );
@@ -277,7 +294,7 @@ export function createSyncService(deps: SyncServiceDeps) {
     return readWorker();
   }
 
-  return { chains, enabled, sync, cron, status, reconcile, worker, setWorker };
+  return { chains, enabled, clientFor, sync, cron, status, reconcile, worker, setWorker };
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;
@@ -290,9 +307,27 @@ function workerSummary(enabled: string[], paused: string[]) {
   };
 }
 
-/** The service over the process's database and configuration (what the routes use). */
+const services = new WeakMap<Config, WeakMap<Db, SyncService>>();
+
+/**
+ * The service over the process's database and configuration (what the routes use): one per database and
+ * configuration for the life of the process (a warm function instance), so its chain clients, their connections and
+ * their request counts serve every request after the first.
+ */
 export async function getSyncService(): Promise<SyncService> {
-  return createSyncService({ db: await getDb(), config: getConfig() });
+  const db = await getDb();
+  const config = getConfig();
+  let byDb = services.get(config);
+  if (!byDb) {
+    byDb = new WeakMap();
+    services.set(config, byDb);
+  }
+  let service = byDb.get(db);
+  if (!service) {
+    service = createSyncService({ db, config });
+    byDb.set(db, service);
+  }
+  return service;
 }
 
 /** Chain names a sync route accepts (the enabled chains), for its 400 message. */

@@ -57,6 +57,9 @@ export async function chainStatus(deps: {
     confirmations: chain.confirmations,
     cursor_block: state.cursorBlock,
     cursor_block_time: iso(state.cursorBlockTime),
+    // Schema discovery (lib/sync/discovery.ts): its own cursor, ahead of or at the chain's.
+    schema_start_block: chain.schemaStartBlock,
+    schema_cursor_block: state.schemaCursorBlock,
     head_block: head,
     head_source: live !== null ? "live" : head !== null ? "stored" : null,
     confirmed_head: confirmedHead,

@@ -1,6 +1,8 @@
-import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../db/client.js";
 import {
+  type ChainSchemaRow,
+  chainSchemas,
   type NewLocationProofRow,
   type SyncStateRow,
   syncBlocks,
@@ -114,12 +116,21 @@ export async function recordHead(db: Db, chainId: number, head: number): Promise
 
 export type Revocation = { uid: string; time: Date | null; blockNumber: number };
 
-export type Commit = {
+/** Who writes, under which lease and budget: what every write of a run carries. */
+export type Writer = {
   chainId: number;
   owner: string;
   leaseMs: number;
-  /** statement budget of the commit's transaction (SyncOptions.statementTimeoutMs) */
+  /** statement budget of the write's transaction (SyncOptions.statementTimeoutMs) */
   statementTimeoutMs: number;
+};
+
+export type Commit = Writer & {
+  /**
+   * A schema's backfill (lib/sync/backfill.ts): `cursor` is then that schema's backfill cursor, not the chain's, and
+   * `joins` says the backfill reached the chain's cursor, so the schema joins the chain's stream.
+   */
+  schemaBackfill?: { uid: string; joins: boolean };
   rows: NewLocationProofRow[];
   /** Rows for attestations we only know from a Revoked event (their Attested log predates the start block). */
   backfill: NewLocationProofRow[];
@@ -130,22 +141,15 @@ export type Commit = {
   rangeSize: number;
 };
 
-/** Columns an idempotent re-index may refresh; revocation state is only ever set by revocations (or undone by a rewind). */
-const REFRESHED = [
-  "chain",
-  "schema_uid",
-  "prover",
-  "subject",
-  "attestation_time",
-  "expiration_time",
-  "revocable",
-  "ref_uid",
-  "block_number",
-  "block_hash",
-  "tx_hash",
-  "log_index",
-  "data",
+/** The columns decoded from an attestation's data (lib/sync/decode-attestation.ts decodedColumns). */
+const DECODED = [
   "decode_error",
+  "protocol_version",
+  "lp_version",
+  "location_type_normalized",
+  "application_fields",
+  "decode_warning",
+  "decoder_version",
   "event_timestamp",
   "event_timestamp_raw",
   "srs",
@@ -163,6 +167,24 @@ const REFRESHED = [
   "min_lat",
   "max_lon",
   "max_lat",
+] as const;
+
+/** Columns an idempotent re-index may refresh; revocation state is only ever set by revocations (or undone by a rewind). */
+const REFRESHED = [
+  "chain",
+  "schema_uid",
+  "prover",
+  "subject",
+  "attestation_time",
+  "expiration_time",
+  "revocable",
+  "ref_uid",
+  "block_number",
+  "block_hash",
+  "tx_hash",
+  "log_index",
+  "data",
+  ...DECODED,
 ] as const;
 
 const INSERTED = ["chain_id", "uid", ...REFRESHED] as const;
@@ -190,9 +212,13 @@ export async function commitBatch(db: Db, c: Commit): Promise<void> {
     const held = await tx
       .update(syncState)
       .set({
-        cursorBlock: c.cursor,
-        ...(c.cursorTime ? { cursorBlockTime: c.cursorTime } : {}),
-        rangeSize: c.rangeSize,
+        ...(c.schemaBackfill
+          ? {}
+          : {
+              cursorBlock: c.cursor,
+              ...(c.cursorTime ? { cursorBlockTime: c.cursorTime } : {}),
+              rangeSize: c.rangeSize,
+            }),
         leaseExpiresAt: inMs(c.leaseMs),
         leaseHeartbeatAt: sql`now()`,
         updatedAt: sql`now()`,
@@ -200,6 +226,22 @@ export async function commitBatch(db: Db, c: Commit): Promise<void> {
       .where(and(eq(syncState.chainId, c.chainId), eq(syncState.leaseOwner, c.owner)))
       .returning({ chainId: syncState.chainId });
     if (held.length === 0) throw new LeaseLostError("lease lost to another writer; batch not written");
+    if (c.schemaBackfill) {
+      await tx
+        .update(chainSchemas)
+        .set({
+          backfillCursor: c.cursor,
+          ...(c.schemaBackfill.joins ? { state: "live" } : {}),
+          updatedAt: sql`now()`,
+        })
+        .where(
+          and(
+            eq(chainSchemas.chainId, c.chainId),
+            eq(chainSchemas.uid, c.schemaBackfill.uid),
+            eq(chainSchemas.state, "backfill"),
+          ),
+        );
+    }
     if (c.rows.length) {
       await tx.execute(sql`
         insert into location_proofs (${COLUMNS})
@@ -225,18 +267,146 @@ export async function commitBatch(db: Db, c: Commit): Promise<void> {
           from (values ${values}) as v(uid, t, b)
          where p.chain_id = ${c.chainId} and p.uid = v.uid`);
     }
-    if (c.blocks.length) {
-      await tx
-        .insert(syncBlocks)
-        .values(c.blocks.map((b) => ({ chainId: c.chainId, blockNumber: b.number, blockHash: b.hash })))
+    await storeBlocks(tx as unknown as Db, c.chainId, c.blocks);
+    if (!c.schemaBackfill) await pruneBlocks(tx as unknown as Db, c.chainId, c.cursor);
+  });
+}
+
+/** Forgets block hashes too deep for a reorg to reach, below the chain's cursor (the lower of its two cursors). */
+async function pruneBlocks(db: Db, chainId: number, cursor: number): Promise<void> {
+  await db.execute(
+    sql`delete from sync_blocks where chain_id = ${chainId} and block_number < least(${cursor},
+          coalesce((select cursor_block from sync_state where chain_id = ${chainId}), ${cursor})) - ${KEEP_BLOCK_HASHES}`,
+  );
+}
+
+/** Block hashes of a write, upserted: each committed range's last block and the blocks that held its logs. */
+async function storeBlocks(
+  db: Db,
+  chainId: number,
+  blocks: { number: number; hash: string }[],
+): Promise<void> {
+  if (blocks.length === 0) return;
+  await db
+    .insert(syncBlocks)
+    .values(blocks.map((b) => ({ chainId, blockNumber: b.number, blockHash: b.hash })))
+    .onConflictDoUpdate({
+      target: [syncBlocks.chainId, syncBlocks.blockNumber],
+      set: { blockHash: sql.raw("excluded.block_hash") },
+    });
+}
+
+/** Renews the lease inside a write's transaction, or refuses the write: another writer took the chain over. */
+async function holdLease(db: Db, w: Writer, set: Partial<typeof syncState.$inferInsert> = {}): Promise<void> {
+  const held = await db
+    .update(syncState)
+    .set({ ...set, leaseExpiresAt: inMs(w.leaseMs), leaseHeartbeatAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(syncState.chainId, w.chainId), eq(syncState.leaseOwner, w.owner)))
+    .returning({ chainId: syncState.chainId });
+  if (held.length === 0) throw new LeaseLostError("lease lost to another writer; nothing written");
+}
+
+/** The schemas a chain's indexer knows (db/schema.ts chainSchemas). */
+export async function chainSchemaRows(db: Db, chainId: number): Promise<ChainSchemaRow[]> {
+  return db.select().from(chainSchemas).where(eq(chainSchemas.chainId, chainId)).orderBy(chainSchemas.uid);
+}
+
+export type NewChainSchema = typeof chainSchemas.$inferInsert;
+
+/**
+ * One discovery step (lib/sync/discovery.ts), like commitBatch: the schemas it found (a schema seen again keeps its
+ * state and learns where it was registered), the block hashes, and the discovery cursor, in one transaction under
+ * the lease.
+ */
+export async function commitDiscovery(
+  db: Db,
+  c: Writer & {
+    schemas: NewChainSchema[];
+    blocks: { number: number; hash: string }[];
+    cursor: number;
+    rangeSize: number;
+  },
+): Promise<void> {
+  await transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
+    const t = tx as unknown as Db;
+    await holdLease(t, c, { schemaCursorBlock: c.cursor, schemaRangeSize: c.rangeSize });
+    if (c.schemas.length) {
+      await t
+        .insert(chainSchemas)
+        .values(c.schemas)
         .onConflictDoUpdate({
-          target: [syncBlocks.chainId, syncBlocks.blockNumber],
-          set: { blockHash: sql.raw("excluded.block_hash") },
+          target: [chainSchemas.chainId, chainSchemas.uid],
+          set: {
+            registeredBlock: sql`coalesce(${chainSchemas.registeredBlock}, excluded.registered_block)`,
+            updatedAt: sql`now()`,
+          },
         });
     }
-    await tx.execute(
-      sql`delete from sync_blocks where chain_id = ${c.chainId} and block_number < ${c.cursor - KEEP_BLOCK_HASHES}`,
-    );
+    await storeBlocks(t, c.chainId, c.blocks);
+    await pruneBlocks(t, c.chainId, c.cursor);
+  });
+}
+
+/**
+ * Applies the operator's decisions to a chain's schemas (lib/sync/schemas.ts): schemas newly indexed (with where
+ * their backfill starts) and newly known, and schemas no longer indexed, whose rows go — one transaction under the
+ * lease. Returns how many rows were removed.
+ */
+export async function applySchemaStates(
+  db: Db,
+  w: Writer & { upserts: NewChainSchema[]; off: string[] },
+): Promise<number> {
+  return transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+    const t = tx as unknown as Db;
+    await holdLease(t, w);
+    for (const row of w.upserts) {
+      await t
+        .insert(chainSchemas)
+        .values(row)
+        .onConflictDoUpdate({
+          target: [chainSchemas.chainId, chainSchemas.uid],
+          set: {
+            state: row.state,
+            backfillFrom: row.backfillFrom ?? null,
+            backfillCursor: row.backfillCursor ?? null,
+            updatedAt: sql`now()`,
+          },
+        });
+    }
+    let removed = 0;
+    if (w.off.length) {
+      await t
+        .update(chainSchemas)
+        .set({ state: "off", backfillFrom: null, backfillCursor: null, updatedAt: sql`now()` })
+        .where(and(eq(chainSchemas.chainId, w.chainId), inArray(chainSchemas.uid, w.off)));
+      const [row] = await queryRows<{ n: number }>(
+        t,
+        sql`with d as (delete from location_proofs where chain_id = ${w.chainId} and schema_uid in ${w.off} returning 1)
+            select count(*)::int as n from d`,
+      );
+      removed = row?.n ?? 0;
+    }
+    return removed;
+  });
+}
+
+/**
+ * Writes decoded columns again for rows an older decoder wrote (lib/sync/redecode.ts), under the lease. Each row is
+ * its key and the columns to set, as one JSON parameter (like inserts).
+ */
+export async function commitRedecode(
+  db: Db,
+  w: Writer & { rows: (Partial<NewLocationProofRow> & { uid: string })[] },
+): Promise<void> {
+  if (w.rows.length === 0) return;
+  await transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+    const t = tx as unknown as Db;
+    await holdLease(t, w);
+    const set = sql.raw(DECODED.map((col) => `${col} = v.${col}`).join(", "));
+    await t.execute(sql`
+      update location_proofs p set ${set}
+        from json_populate_recordset(null::location_proofs, ${rowsJson(w.rows as NewLocationProofRow[])}::json) v
+       where p.chain_id = ${w.chainId} and p.uid = v.uid`);
   });
 }
 
@@ -256,39 +426,69 @@ export async function storedBlocks(
 
 /**
  * Undoes everything above `ancestor` (the newest block still canonical): rows of orphaned blocks go, revocations
- * that happened in orphaned blocks are undone, and the cursor moves back — one transaction. `ancestor` below the
- * start block means "nothing indexed" (a devnet that was reset).
+ * that happened in orphaned blocks are undone, schemas registered in orphaned blocks are forgotten, and each cursor
+ * above it (the chain's, discovery's, a schema's backfill) moves back to it — one transaction. `ancestor` below a
+ * cursor's start block means "nothing read" for that cursor (a devnet that was reset). Discovery runs ahead of the
+ * chain's cursor, so the ancestor may lie above the chain's cursor, which then stays.
  */
 export async function rewind(
   db: Db,
-  c: { chainId: number; owner: string; ancestor: number; startBlock: number; statementTimeoutMs: number },
-): Promise<{ deleted: number; unrevoked: number }> {
+  c: {
+    chainId: number;
+    owner: string;
+    ancestor: number;
+    startBlock: number;
+    schemaStartBlock: number;
+    statementTimeoutMs: number;
+  },
+): Promise<{ deleted: number; unrevoked: number; schemasForgotten: number }> {
   return transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
-    const held = await tx
-      .update(syncState)
-      .set({
-        cursorBlock: c.ancestor < c.startBlock ? null : c.ancestor,
-        cursorBlockTime: null,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(syncState.chainId, c.chainId), eq(syncState.leaseOwner, c.owner)))
-      .returning({ chainId: syncState.chainId });
+    const t = tx as unknown as Db;
+    const cursorAt = (column: SQL, start: number) =>
+      c.ancestor < start
+        ? sql`null`
+        : sql`case when ${column} > ${c.ancestor} then ${c.ancestor}::bigint else ${column} end`;
+    const held = await queryRows<{ chain_id: number }>(
+      t,
+      sql`update sync_state set
+            cursor_block = ${cursorAt(sql`cursor_block`, c.startBlock)},
+            cursor_block_time = case when cursor_block > ${c.ancestor} or ${c.ancestor < c.startBlock} then null
+                                     else cursor_block_time end,
+            schema_cursor_block = ${cursorAt(sql`schema_cursor_block`, c.schemaStartBlock)},
+            updated_at = now()
+          where chain_id = ${c.chainId} and lease_owner = ${c.owner}
+          returning chain_id`,
+    );
     if (held.length === 0) throw new LeaseLostError("lease lost to another writer; rewind not done");
     const deleted = await queryRows<{ n: number }>(
-      tx as unknown as Db,
+      t,
       sql`with d as (delete from location_proofs where chain_id = ${c.chainId} and block_number > ${c.ancestor} returning 1)
           select count(*)::int as n from d`,
     );
     const unrevoked = await queryRows<{ n: number }>(
-      tx as unknown as Db,
+      t,
       sql`with u as (update location_proofs set revoked = false, revocation_time = null, revocation_block_number = null
                       where chain_id = ${c.chainId} and revocation_block_number > ${c.ancestor} returning 1)
           select count(*)::int as n from u`,
     );
+    const forgotten = await queryRows<{ n: number }>(
+      t,
+      sql`with d as (delete from chain_schemas where chain_id = ${c.chainId} and registered_block > ${c.ancestor}
+                     returning 1)
+          select count(*)::int as n from d`,
+    );
+    await t.execute(
+      sql`update chain_schemas set backfill_cursor = greatest(${c.ancestor}::bigint, backfill_from - 1), updated_at = now()
+           where chain_id = ${c.chainId} and state = 'backfill' and backfill_cursor > ${c.ancestor}`,
+    );
     await tx
       .delete(syncBlocks)
       .where(and(eq(syncBlocks.chainId, c.chainId), gt(syncBlocks.blockNumber, c.ancestor)));
-    return { deleted: deleted[0]?.n ?? 0, unrevoked: unrevoked[0]?.n ?? 0 };
+    return {
+      deleted: deleted[0]?.n ?? 0,
+      unrevoked: unrevoked[0]?.n ?? 0,
+      schemasForgotten: forgotten[0]?.n ?? 0,
+    };
   });
 }
 

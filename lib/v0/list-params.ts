@@ -9,6 +9,9 @@ import {
   cursorParam,
   datetimeParam,
   integerParam,
+  locationTypeListParam,
+  protocolVersionListParam,
+  schemaListParam,
   timestampParam,
 } from "../params.js";
 
@@ -55,6 +58,27 @@ export const LIST_PARAMS = {
     "false",
   ),
   chain: v.optional(doc(chainListParam(CHAIN_NAMES), "Chain name(s), comma-separated.", "sepolia,base")),
+  schema: v.optional(
+    doc(
+      schemaListParam,
+      "EAS schema UID(s), comma-separated: only records of these schemas (GET /api/v0/config lists each chain's).",
+      "0xba4171c92572b1e4f241d044c32cdf083be9fd946b8766977558ca6378c824e2",
+    ),
+  ),
+  protocolVersion: v.optional(
+    doc(
+      protocolVersionListParam,
+      "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
+      "0.2,1.0",
+    ),
+  ),
+  locationType: v.optional(
+    doc(
+      locationTypeListParam,
+      "Location type(s) of the protocol's vocabulary, comma-separated, matched against the normalised type (property location_type_normalized), so one name finds every spelling writers used.",
+      "geojson-point",
+    ),
+  ),
   prover: v.optional(doc(addressParam("prover"), "Attester address, 0x + 40 hex digits, any case.")),
   subject: v.optional(doc(addressParam("subject"), "Recipient address, 0x + 40 hex digits, any case.")),
   fromTimestamp: v.optional(
@@ -84,3 +108,10 @@ export const LIST_PARAMS = {
 };
 
 export type ListQuery = v.InferOutput<v.ObjectSchema<typeof LIST_PARAMS, undefined>>;
+
+/** Query parameters of GET /api/v0/location-proofs/stats: the list's filters on where a record comes from. */
+export const STATS_PARAMS = {
+  schema: LIST_PARAMS.schema,
+  protocolVersion: LIST_PARAMS.protocolVersion,
+  locationType: LIST_PARAMS.locationType,
+};

@@ -6,7 +6,7 @@ import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
 import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
 import { proofPage } from "../paging.js";
-import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
+import { type ProofFilter, sourceFilter, type TimeInterval } from "../proofs/filter.js";
 import { RECORD_JSON } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
@@ -27,6 +27,7 @@ export function listFilter(q: ListQuery): ProofFilter {
   return {
     ...(q.bbox ? { bbox: q.bbox } : {}),
     ...(q.chain ? { chains: q.chain } : {}),
+    ...sourceFilter(q),
     ...(q.prover ? { prover: q.prover } : {}),
     ...(q.subject ? { subject: q.subject } : {}),
     ...(q.filter === "hasCoordinates" ? { hasCoordinates: true } : {}),

@@ -65,6 +65,13 @@ const counts = {
   latest_event: time(),
 };
 
+const sourceCounts = {
+  total: int("Every stored proof, revoked ones included"),
+  revoked: int(),
+  active: int("total − revoked"),
+  with_coordinates: int(),
+};
+
 const freshness = {
   status: { type: "string", enum: ["ok", "stale", "never_synced"] },
   last_indexed_block: nullable("integer", { description: "Every attestation up to this block is indexed" }),
@@ -83,7 +90,7 @@ const check = (properties: Record<string, Json>, optional: string[] = []) =>
 export const NATIVE_SCHEMAS: Record<string, Json> = {
   LocationProof: closed(
     Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "2020-12")])),
-    "A location proof: one EAS attestation of the location-proof schema, decoded",
+    "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names",
   ),
   Pagination: closed({
     total: int("Proofs matching the filters"),
@@ -115,11 +122,46 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
       description: "Per chain name, from the data",
       additionalProperties: closed({ ...counts, chain_id: nullable("integer") }),
     },
+    by_schema: {
+      type: "object",
+      description: "Per schema UID, from the data",
+      additionalProperties: closed(sourceCounts),
+    },
+    by_protocol_version: {
+      type: "object",
+      description:
+        "Per Location Protocol version (major.minor; none: records of a schema that is not the protocol's)",
+      additionalProperties: closed(sourceCounts),
+    },
   }),
   ChainFreshness: closed({ chain: { type: "string" }, chain_id: { type: "integer" }, ...freshness }),
   Config: closed({
     version: { type: "string" },
-    schema: { type: "string", description: "The EAS schema of a location proof" },
+    schema: {
+      type: "string",
+      description: "The v0.1 location-proof schema, known by its UID on every chain",
+    },
+    schema_discovery: closed(
+      {
+        mode: {
+          type: "string",
+          enum: ["discover", "known"],
+          description:
+            "discover: every location schema found by its field names; known: the v0.1 schema and the allowed UIDs only (SCHEMA_MODE)",
+        },
+        allow: {
+          type: "array",
+          items: { type: "string" },
+          description: "Schema UIDs always indexed (SCHEMA_ALLOW)",
+        },
+        deny: {
+          type: "array",
+          items: { type: "string" },
+          description: "Schema UIDs never indexed (SCHEMA_DENY)",
+        },
+      },
+      "Which schemas are indexed",
+    ),
     chains: {
       type: "array",
       items: closed({
@@ -136,6 +178,34 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
         sync: {
           oneOf: [{ type: "null" }, closed(freshness)],
           description: "Freshness; null for a chain not synced here, or while the database cannot say",
+        },
+        schemas: {
+          oneOf: [
+            { type: "null" },
+            {
+              type: "array",
+              items: closed({
+                uid: { type: "string" },
+                schema: { type: "string", description: "The schema string as registered" },
+                protocol_version: nullable("string", {
+                  description:
+                    "0.1 (the v0.1 schema), 0.2 (the protocol's base fields), null (allowed by UID, not the protocol's)",
+                }),
+                first_block: nullable("integer", {
+                  description:
+                    "Block of its Registered event; null when known by UID before discovery passed it",
+                }),
+                state: {
+                  type: "string",
+                  enum: ["indexed", "backfilling"],
+                  description: "backfilling: indexed alone up to backfilled_to_block, then with the chain",
+                },
+                backfilled_to_block: nullable("integer"),
+              }),
+            },
+          ],
+          description:
+            "The schemas this chain indexes; null for a chain not synced here, or while the database cannot say",
         },
       }),
     },

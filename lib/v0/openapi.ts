@@ -3,7 +3,7 @@ import { baseUrl } from "../http/links.js";
 import { uidParam } from "../params.js";
 import { PROOF_PROPERTIES } from "../proofs/properties.js";
 import { SERVICE_NAME, VERSION } from "../version.js";
-import { LIST_PARAMS } from "./list-params.js";
+import { LIST_PARAMS, STATS_PARAMS } from "./list-params.js";
 import { parameterSchema, queryParameters } from "./openapi-params.js";
 import { NATIVE_SCHEMAS } from "./openapi-schemas.js";
 import { DOCS_PATH, LIST_PATH, OPENAPI_PATH, RECORDS_PATH } from "./paths.js";
@@ -169,9 +169,12 @@ export function nativeOpenApiDocument(request: Request) {
     "getStats",
     "location proofs",
     "Statistics",
-    "Counted from the data: total (revoked included), active, with coordinates, the last 24 h / 7 d / 30 d by event time, overall and per chain.",
-    queryParameters({}),
-    { "200": ok("Counts overall and per chain", "Stats"), ...NOT_MODIFIED },
+    "Counted from the data: total (revoked included), active, with coordinates, the last 24 h / 7 d / 30 d by event time, overall and per chain; per schema and per protocol version. With schema, protocolVersion or locationType, the same figures for the proofs they match.",
+    queryParameters(STATS_PARAMS),
+    {
+      "200": ok("Counts overall, per chain, per schema and per protocol version", "Stats"),
+      ...NOT_MODIFIED,
+    },
   );
   const proof = operation(
     "getLocationProof",

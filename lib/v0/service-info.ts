@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type Db, getDatabase } from "../../db/client.js";
+import { type Db, getDatabase, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
 import { chainConfigs } from "../chains/registry.js";
 import { LOCATION_SCHEMA } from "../chains/schema.js";
@@ -47,10 +47,18 @@ export function rootInfo(request: Request) {
 export async function serviceConfig(request: Request) {
   const config = getConfig();
   const chains = chainConfigs(config);
-  const freshness = await freshnessIfAvailable(chains, config.syncStaleAfterSeconds);
+  const [freshness, schemas] = await Promise.all([
+    freshnessIfAvailable(chains, config.syncStaleAfterSeconds),
+    schemasIfAvailable(),
+  ]);
   return {
     version: VERSION,
     schema: LOCATION_SCHEMA,
+    schema_discovery: {
+      mode: config.schemas.mode,
+      allow: [...config.schemas.allow],
+      deny: [...config.schemas.deny],
+    },
     chains: chains.map((c) => ({
       name: c.name,
       display_name: c.displayName,
@@ -63,6 +71,7 @@ export async function serviceConfig(request: Request) {
       confirmations: c.confirmations,
       enabled: c.enabled,
       sync: c.enabled ? withoutChain(freshness?.get(c.chainId)) : null,
+      schemas: c.enabled && schemas ? (schemas.get(c.chainId) ?? []) : null,
     })),
     limits: {
       page_size_default: LIST_DEFAULT_LIMIT,
@@ -98,6 +107,63 @@ async function freshnessIfAvailable(chains: Parameters<typeof chainFreshness>[1]
         db: databaseErrorOf(error),
         error: errorFields(error),
       });
+    }
+    return undefined;
+  }
+}
+
+type IndexedSchema = {
+  uid: string;
+  schema: string;
+  protocol_version: string | null;
+  first_block: number | null;
+  state: "indexed" | "backfilling";
+  backfilled_to_block: number | null;
+};
+
+/**
+ * The schemas each chain indexes (lib/sync/schemas.ts), by chain id: in its stream (`indexed`) or being backfilled
+ * alone (`backfilling`, up to `backfilled_to_block`); `first_block` is the block of its Registered event (null when it
+ * is known by UID and discovery has not passed its registration). Undefined while the database cannot say.
+ */
+async function schemasIfAvailable(): Promise<Map<number, IndexedSchema[]> | undefined> {
+  try {
+    const handle = await withTimeout(getDatabase(), 3000);
+    const rows = await withTimeout(
+      queryRows<{
+        chain_id: number;
+        uid: string;
+        schema: string;
+        protocol_version: string | null;
+        registered_block: string | number | null;
+        state: string;
+        backfill_cursor: string | number | null;
+      }>(
+        handle.db,
+        sql`select chain_id, uid, schema, protocol_version, registered_block, state, backfill_cursor
+              from chain_schemas where state <> 'off'
+             order by chain_id, registered_block nulls first, uid`,
+      ),
+      3000,
+    );
+    const byChain = new Map<number, IndexedSchema[]>();
+    for (const r of rows) {
+      const list = byChain.get(Number(r.chain_id)) ?? [];
+      list.push({
+        uid: r.uid,
+        schema: r.schema,
+        protocol_version: r.protocol_version,
+        first_block: r.registered_block === null ? null : Number(r.registered_block),
+        state: r.state === "live" ? "indexed" : "backfilling",
+        backfilled_to_block:
+          r.state === "backfill" && r.backfill_cursor !== null ? Number(r.backfill_cursor) : null,
+      });
+      byChain.set(Number(r.chain_id), list);
+    }
+    return byChain;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) {
+      log("warn", "config: schemas unavailable", { db: databaseErrorOf(error), error: errorFields(error) });
     }
     return undefined;
   }

@@ -2,7 +2,9 @@ import { getDb } from "../../db/client.js";
 import { parseQuery } from "../http/query.js";
 import { json } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
+import { sourceFilter } from "../proofs/filter.js";
 import { proofStats } from "../proofs/stats.js";
+import { STATS_PARAMS } from "./list-params.js";
 
 /**
  * GET the statistics: a static route, so it wins over the uid route on Vercel and in the dev router.
@@ -13,7 +15,7 @@ import { proofStats } from "../proofs/stats.js";
 export const STATS_ROUTE: RouteDeclaration = {
   access: "public",
   GET: async (request) => {
-    parseQuery(request, {});
-    return json(await proofStats(await getDb()));
+    const q = parseQuery(request, STATS_PARAMS);
+    return json(await proofStats(await getDb(), sourceFilter(q)));
   },
 };

@@ -38,10 +38,13 @@ describe("/health", () => {
   it("is 200 with the database's latency when it answers", async () => {
     const res = await app.get("/health");
     expect(res.status).toBe(200);
-    // Issue 11: the devnet (enabled by default) has never synced here, so the answer is `degraded` (still 200);
+    // Issue 11: the devnets (enabled by default) have never synced here, so the answer is `degraded` (still 200);
     // tests/sync/freshness.test.ts covers `ok` after a real sync.
     expect(res.body.status).toBe("degraded");
-    expect(res.body.checks.sync.chains).toMatchObject([{ chain: "devnet", status: "never_synced" }]);
+    expect(res.body.checks.sync.chains).toMatchObject([
+      { chain: "devnet", status: "never_synced" },
+      { chain: "devnet2", status: "never_synced" },
+    ]);
     expect(res.body.checks.database.status).toBe("ok");
     expect(typeof res.body.checks.database.latency_ms).toBe("number");
     expect(res.body.checks.rate_limiter).toMatchObject({ status: "ok", backend: expect.any(String) });

@@ -208,11 +208,27 @@ describe("the same answers as the native API", () => {
 
     const stats = await client.request<{ locationProofsStats: Record<string, any> }>(gql`
       { locationProofsStats { total revoked active withCoordinates last24h last7d last30d earliestEvent latestEvent
-          byChain { chain chainId total revoked active withCoordinates last24h last7d last30d earliestEvent latestEvent } } }
+          byChain { chain chainId total revoked active withCoordinates last24h last7d last30d earliestEvent latestEvent }
+          bySchema { schemaUid total revoked active withCoordinates }
+          byProtocolVersion { protocolVersion total revoked active withCoordinates } } }
     `);
     const native = (await app.get("/api/v0/location-proofs/stats")).body;
-    const { by_chain, ...overall } = native;
+    const { by_chain, by_schema, by_protocol_version, ...overall } = native;
     expect(stats.locationProofsStats).toMatchObject(camel(overall));
+    expect(stats.locationProofsStats.bySchema).toEqual(
+      Object.entries(by_schema as Record<string, Record<string, unknown>>).map(([schemaUid, c]) => ({
+        schemaUid,
+        ...camel(c),
+      })),
+    );
+    expect(stats.locationProofsStats.byProtocolVersion).toEqual(
+      Object.entries(by_protocol_version as Record<string, Record<string, unknown>>).map(
+        ([protocolVersion, c]) => ({
+          protocolVersion,
+          ...camel(c),
+        }),
+      ),
+    );
     expect(stats.locationProofsStats.byChain).toEqual(
       Object.entries(by_chain as Record<string, Record<string, unknown>>).map(([chain, c]) => ({
         chain,

@@ -1,9 +1,24 @@
+import { DEVNET_CHAINS } from "../../lib/chains/registry.js";
 import { type Devnet, freePort, startDevnet } from "../../lib/devnet/index.js";
 
-/** A devnet of its own for one test file, on a free port, mining one block per transaction (deterministic). */
-export async function startTestDevnet(options: { seed?: boolean } = {}): Promise<Devnet> {
-  return startDevnet({ port: await freePort(), blockTimeSeconds: 0, seed: options.seed ?? false });
+/**
+ * A devnet of its own for one test file, on a free port, mining one block per transaction (deterministic); `chainId`
+ * picks the second local chain (devnet2's) for tests of several chains.
+ */
+export async function startTestDevnet(options: { seed?: boolean; chainId?: number } = {}): Promise<Devnet> {
+  return startDevnet({
+    port: await freePort(),
+    blockTimeSeconds: 0,
+    seed: options.seed ?? false,
+    ...(options.chainId ? { chainId: options.chainId } : {}),
+  });
 }
+
+/** The local chains' ids by name (devnet, devnet2). */
+export const DEVNET_IDS = Object.fromEntries(DEVNET_CHAINS.map((d) => [d.name, d.chainId])) as Record<
+  string,
+  number
+>;
 
 export async function rpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(rpcUrl, {
@@ -22,3 +37,11 @@ export const blockNumber = async (rpcUrl: string) =>
   Number(BigInt(await rpc<string>(rpcUrl, "eth_blockNumber")));
 
 export const AUTH = { authorization: "Bearer test-secret" };
+
+/** The environment of an app that syncs both local chains, at these RPC URLs (devnet's, devnet2's). */
+export const bothDevnets = (devnetUrl: string, devnet2Url: string): Record<string, string> => ({
+  CRON_SECRET: "test-secret",
+  CHAINS: "devnet,devnet2",
+  RPC_URL_DEVNET: devnetUrl,
+  RPC_URL_DEVNET2: devnet2Url,
+});

@@ -3,7 +3,7 @@ import { createPublicClient, type Hex, http } from "viem";
 import { expect } from "vitest";
 import { type Db, queryRows } from "../../db/client.js";
 import { attestedEvent, revokedEvent } from "../../lib/chains/eas-abi.js";
-import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
+import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 
 /**
  * The oracle of the fault suites: what the chain says, read straight from anvil (not through a fault proxy, nor with
@@ -11,7 +11,19 @@ import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
  */
 export type Truth = Map<string, { attested: number; revoked: number | null }>;
 
-export async function chainTruth(rpcUrl: string, eas: Hex): Promise<Truth> {
+/**
+ * The devnet's location schemas, as the devnet declares them (lib/devnet/schemas.ts: every one but the review schema),
+ * not as the engine recognises them: that recognition is what the suites check.
+ */
+export const LOCATION_SCHEMA_UIDS: readonly string[] = Object.entries(DEVNET_SCHEMA_UIDS)
+  .filter(([name]) => name !== "review")
+  .map(([, uid]) => uid.toLowerCase());
+
+export async function chainTruth(
+  rpcUrl: string,
+  eas: Hex,
+  schemaUids: readonly string[] = LOCATION_SCHEMA_UIDS,
+): Promise<Truth> {
   const client = createPublicClient({ transport: http(rpcUrl) });
   const logs = await client.getLogs({
     address: eas,
@@ -21,7 +33,7 @@ export async function chainTruth(rpcUrl: string, eas: Hex): Promise<Truth> {
   });
   const truth: Truth = new Map();
   for (const log of logs) {
-    if (log.args.schemaUID !== LOCATION_SCHEMA_UID) continue;
+    if (!schemaUids.includes(log.args.schemaUID!.toLowerCase())) continue;
     const uid = log.args.uid!.toLowerCase();
     const block = Number(log.blockNumber);
     if (log.eventName === "Attested") truth.set(uid, { attested: block, revoked: null });

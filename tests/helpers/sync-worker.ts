@@ -24,7 +24,14 @@ export type SyncWorker = {
 };
 
 export type SyncWorkers = {
-  start(env: { dbUrl: string; rpcUrl: string; options: object; steps?: boolean }): SyncWorker;
+  start(env: {
+    dbUrl: string;
+    rpcUrl: string;
+    options: object;
+    steps?: boolean;
+    /** a second chain to sync at the same time (devnet2) */
+    rpcUrl2?: string;
+  }): SyncWorker;
   /** kills what still runs and deletes the bundle */
   dispose(): Promise<void>;
 };
@@ -46,7 +53,13 @@ export async function buildSyncWorkers(): Promise<SyncWorkers> {
   });
   const live = new Set<ChildProcess>();
 
-  function start(env: { dbUrl: string; rpcUrl: string; options: object; steps?: boolean }): SyncWorker {
+  function start(env: {
+    dbUrl: string;
+    rpcUrl: string;
+    options: object;
+    steps?: boolean;
+    rpcUrl2?: string;
+  }): SyncWorker {
     const child = spawn(process.execPath, [bundle], {
       env: {
         PATH: process.env.PATH ?? "",
@@ -54,6 +67,7 @@ export async function buildSyncWorkers(): Promise<SyncWorkers> {
         LOG_LEVEL: "silent",
         LPQS_DB: env.dbUrl,
         RPC_URL_DEVNET: env.rpcUrl,
+        ...(env.rpcUrl2 ? { RPC_URL_DEVNET2: env.rpcUrl2, CHAINS: "devnet,devnet2" } : {}),
         SYNC_OPTIONS: JSON.stringify(env.options),
         ...(env.steps ? { SYNC_STEPS: "1" } : {}),
       },

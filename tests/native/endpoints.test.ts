@@ -83,7 +83,16 @@ describe("GET /api/v0/config", () => {
     const res = await app.get("/api/v0/config");
     expect(res.status).toBe(200);
     const names = res.body.chains.map((c: any) => c.name);
-    expect(names).toEqual(["arbitrum", "base", "celo", "sepolia", "devnet"]);
+    expect(names).toEqual([
+      "arbitrum",
+      "base",
+      "celo",
+      "sepolia",
+      "optimism",
+      "base-sepolia",
+      "devnet",
+      "devnet2",
+    ]);
     const sepolia = res.body.chains.find((c: any) => c.name === "sepolia");
     expect(sepolia).toMatchObject({
       chain_id: 11155111,

@@ -92,17 +92,22 @@ describe("chains", () => {
     expect(byName.base).toMatchObject({ enabled: true, startBlock: 123 });
     expect(byName.devnet!.enabled).toBe(false);
   });
-  it("defaults to devnet locally and the public chains on Vercel", () => {
+  it("defaults to the two local devnets locally and the public chains on Vercel", () => {
     const local = chainConfigs(loadConfig({})).filter((c) => c.enabled);
-    expect(local.map((c) => c.name)).toEqual(["devnet"]);
+    expect(local.map((c) => c.name)).toEqual(["devnet", "devnet2"]);
+    // The second devnet listens one port above the first.
+    expect(local.map((c) => c.rpcUrls[0])).toEqual(["http://127.0.0.1:8545", "http://127.0.0.1:8546"]);
     const vercel = chainConfigs(loadConfig({ VERCEL: "1", DATABASE_URL: "postgres://x/y" })).filter(
       (c) => c.enabled,
     );
-    expect(vercel.map((c) => c.name)).toEqual(["arbitrum", "base", "celo", "sepolia"]);
+    expect(vercel.map((c) => c.name)).toEqual(["arbitrum", "base", "celo", "sepolia", "optimism", "base-sepolia"]);
   });
   it("rejects unknown chains and bad numbers", () => {
     expect(() => chainConfigs(loadConfig({ CHAINS: "mainnet" }))).toThrow(/unknown chain\(s\) mainnet/);
     expect(() => chainConfigs(loadConfig({ START_BLOCK_CELO: "x" }))).toThrow(/START_BLOCK_CELO/);
+    expect(() => chainConfigs(loadConfig({ SCHEMA_START_BLOCK_OPTIMISM: "-1" }))).toThrow(
+      /SCHEMA_START_BLOCK_OPTIMISM/,
+    );
   });
 });
 

@@ -28,6 +28,7 @@ const CHECK: Record<PropertyType, (v: unknown) => boolean> = {
   strings: (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
   geometry: (v) => typeof v === "object" && v !== null && typeof (v as { type?: unknown }).type === "string",
   bbox: (v) => Array.isArray(v) && v.length === 4 && v.every((x) => typeof x === "number"),
+  object: (v) => typeof v === "object" && v !== null && !Array.isArray(v),
 };
 
 const conforms = (name: string, value: unknown) => {

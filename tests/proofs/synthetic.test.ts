@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { locationProofs } from "../../db/schema.js";
+import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
+import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import {
   loadSyntheticProofs,
   SYNTHETIC_CHAINS,
@@ -42,6 +44,8 @@ describe("synthetic proofs", () => {
           minLat: r.minLat,
           maxLon: r.maxLon,
           maxLat: r.maxLat,
+          locationTypeNormalized: r.locationTypeNormalized,
+          decodeWarning: r.decodeWarning,
         },
         r.location ?? "",
       ).toEqual(decoded);
@@ -86,8 +90,9 @@ describe("synthetic proofs", () => {
     expect(n("self") / COUNT).toBeGreaterThan(0.55);
     expect(n("revoked") / COUNT).toBeGreaterThan(0.02);
     expect(n("revoked") / COUNT).toBeLessThan(0.04);
-    expect(n("no_time") / COUNT).toBeGreaterThan(0.01);
-    expect(n("no_time") / COUNT).toBeLessThan(0.03);
+    // 2% without one, and the appendix schema's 2%, which has no event time field.
+    expect(n("no_time") / COUNT).toBeGreaterThan(0.025);
+    expect(n("no_time") / COUNT).toBeLessThan(0.055);
     // Activity grows: the last of the two years holds three quarters of the proofs.
     expect(n("last_year") / COUNT).toBeGreaterThan(0.7);
     const chains = await queryRows<{ chain: string; chain_id: number; n: string | number }>(
@@ -100,6 +105,48 @@ describe("synthetic proofs", () => {
       expect(Math.abs(Number(row.n) / COUNT - c.share)).toBeLessThan(0.03);
     }
     expect(chains).toHaveLength(SYNTHETIC_CHAINS.length);
+  });
+
+  it("mix the v0.1 schema with Location Protocol schemas, each row as its schema's decoder writes it", async () => {
+    const bySchema = await queryRows<{
+      schema_uid: string;
+      protocol_version: string;
+      lp_version: string | null;
+      n: number;
+      with_fields: number;
+      with_time: number;
+      v01_arrays: number;
+    }>(
+      app.db,
+      sql`select schema_uid, protocol_version, lp_version, count(*)::int as n,
+            count(application_fields)::int as with_fields, count(event_timestamp_raw)::int as with_time,
+            count(recipe_type)::int as v01_arrays
+          from location_proofs group by 1, 2, 3 order by n desc`,
+    );
+    expect(bySchema.map((r) => [r.schema_uid, r.protocol_version, r.lp_version])).toEqual([
+      [LOCATION_SCHEMA_UID, "0.1", null],
+      [DEVNET_SCHEMA_UIDS.dart, "1.0", "1.0.0"],
+      [DEVNET_SCHEMA_UIDS.appendix, "0.2", "2"],
+    ]);
+    const [v01, dart, appendix] = bySchema;
+    expect(v01!.n / COUNT).toBeGreaterThan(0.82);
+    expect(dart!.n / COUNT).toBeGreaterThan(0.1);
+    expect(appendix!.n / COUNT).toBeGreaterThan(0.01);
+    expect([v01!.with_fields, dart!.with_fields, appendix!.with_fields]).toEqual([0, dart!.n, 0]);
+    expect([v01!.v01_arrays, dart!.v01_arrays, appendix!.v01_arrays]).toEqual([v01!.n, 0, 0]);
+    expect(appendix!.with_time).toBe(0);
+    const types = await queryRows<{ t: string | null }>(
+      app.db,
+      sql`select distinct location_type_normalized as t from location_proofs order by 1`,
+    );
+    expect(types.map((r) => r.t)).toEqual([
+      "address",
+      "coordinate-decimal+lon-lat",
+      "geojson",
+      "geojson-line",
+      "geojson-point",
+      "geojson-polygon",
+    ]);
   });
 
   it("keep proof_counts exact, and loading the same rows again adds nothing", async () => {

@@ -48,11 +48,9 @@ describe("freshness in /health and /api/v0/config", () => {
     const devnetConfig = config.body.chains.find((c: { name: string }) => c.name === "devnet");
     expect(devnetConfig.sync).toMatchObject({ status: "never_synced", last_indexed_block: null });
     // Chains this deployment does not sync carry no freshness.
-    expect(
-      config.body.chains
-        .filter((c: { enabled: boolean }) => !c.enabled)
-        .map((c: { sync: unknown }) => c.sync),
-    ).toEqual([null, null, null, null]);
+    const others = config.body.chains.filter((c: { enabled: boolean }) => !c.enabled);
+    expect(others.length).toBeGreaterThan(3);
+    expect(others.map((c: { sync: unknown }) => c.sync)).toEqual(others.map(() => null));
   });
 
   it("after a sync: ok, with the last indexed block, its time and the lag behind the head the run saw", async () => {

@@ -3,6 +3,7 @@ import { loadConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { seedDevnet } from "../../lib/devnet/seed.js";
 import { mulberry32 } from "../../lib/local/sample-proofs.js";
 import { createSyncService } from "../../lib/sync/service.js";
@@ -44,6 +45,8 @@ describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)",
     workers = await buildSyncWorkers();
     devnet = await startTestDevnet();
     await seedDevnet(devnet.rpcUrl, devnet.eas);
+    // The other schemas' records too: a kill may land in schema discovery as well as in the attestations.
+    await seedLocationProtocol(devnet.rpcUrl, devnet);
     for (let block = 0; block < 10; block++) {
       const items = Array.from({ length: 12 }, (_, i) => ({
         data: encodeLocationProof({

@@ -1,6 +1,4 @@
 import { hostname } from "node:os";
-import type { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
@@ -11,6 +9,7 @@ import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
+import { shareDb } from "../helpers/shared-db.js";
 import { buildSyncWorkers, type SyncWorkers } from "../helpers/sync-worker.js";
 import { usingPostgres } from "../helpers/test-db.js";
 
@@ -45,34 +44,9 @@ let devnet: Devnet;
 let app: TestApp;
 let proxy: FaultProxy;
 let workers: SyncWorkers;
-let socketServer: PGLiteSocketServer | undefined;
+let shared: Awaited<ReturnType<typeof shareDb>> | undefined;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A URL the child process can reach the test's database at. */
-async function sharedDbUrl(): Promise<string> {
-  const url = (app.handle as { url?: string }).url;
-  if (usingPostgres()) return url!;
-  const client = (app.handle as unknown as { client: PGlite }).client;
-  socketServer = new PGLiteSocketServer({ db: client, host: "127.0.0.1", port: 0, maxConnections: 16 });
-  await socketServer.start();
-  const address = (socketServer as unknown as { server: { address(): { port: number } } }).server.address();
-  return `postgres://postgres@127.0.0.1:${address.port}/postgres`;
-}
-
-/**
- * PGlite is one session: the socket server rolls a dead client's open transaction back when it notices the closed
- * socket. Wait for that before the test's own statements, which would otherwise run inside it.
- */
-async function settled(): Promise<void> {
-  if (usingPostgres()) return;
-  const client = (app.handle as unknown as { client: PGlite }).client;
-  const deadline = Date.now() + 10_000;
-  while (client.isInTransaction()) {
-    if (Date.now() > deadline) throw new Error("the killed client's transaction was never rolled back");
-    await sleep(20);
-  }
-}
 
 beforeAll(async () => {
   workers = await buildSyncWorkers();
@@ -98,7 +72,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await workers?.dispose();
-  await socketServer?.stop();
+  await shared?.stop();
   await proxy?.close();
   await app?.close();
   await devnet?.stop();
@@ -119,8 +93,9 @@ describe("a killed writer", () => {
   }, async () => {
     const truth = await chainTruth(devnet.rpcUrl, devnet.eas);
     const confirmedHead = (await blockNumber(devnet.rpcUrl)) - 2;
+    shared = await shareDb(app);
     const worker = workers.start({
-      dbUrl: await sharedDbUrl(),
+      dbUrl: shared.url,
       rpcUrl: proxy.url,
       options: OPTIONS,
       steps: true,
@@ -130,7 +105,7 @@ describe("a killed writer", () => {
     await worker.waitForLine((l) => /"step":6\b/.test(l), 60_000);
     const killedAt = Date.now();
     await worker.kill();
-    await settled();
+    await shared!.settled();
     expect(
       worker.lines.some((l) => l.includes('"status"')),
       "killed inside its first run",

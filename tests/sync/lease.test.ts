@@ -64,6 +64,18 @@ describe.skipIf(!usingPostgres())("lease: one writer per chain (PostgreSQL)", ()
     expect(c).toEqual({ n: TOTAL, d: TOTAL });
   });
 
+  it("two concurrent runs of one service (a cron tick meeting a manual sync) meet at the lease as well", async () => {
+    await app.db.execute(sql`truncate location_proofs, sync_state, sync_blocks, sync_runs`);
+    const shared = service();
+    const [a, b] = await Promise.all([shared.sync("cron"), shared.sync("manual")]);
+    expect([a.chains[0]!.status, b.chains[0]!.status].sort()).toEqual(["ok", "skipped"]);
+    const [c] = await queryRows<{ n: number; d: number }>(
+      app.db,
+      sql`select count(*)::int as n, count(distinct uid)::int as d from location_proofs`,
+    );
+    expect(c).toEqual({ n: TOTAL, d: TOTAL });
+  });
+
   it("an expired lease (a writer that died) is taken over", async () => {
     await app.db.execute(
       sql`update sync_state set lease_owner = 'dead-writer', lease_expires_at = now() - interval '1 second'`,

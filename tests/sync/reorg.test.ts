@@ -5,6 +5,7 @@ import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import { type Devnet, startDevnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
 import { createSyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -78,6 +79,60 @@ describe("reorgs", () => {
     await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("D") }]);
     expect(await sync()).toMatchObject({ status: "ok", attestations: 1 });
     expect(Object.keys(await rows()).sort()).toEqual(["A", "D"]);
+  });
+
+  it("a schema registered in an orphaned block is forgotten with its rows; registered on the new branch, found again", async () => {
+    const schema = "string lp_version,string srs,string location_type,string location,string reorg_note";
+    const uidOf = schemaUid(schema);
+    const write = async (note: string) => {
+      await registerSchemas(devnet.rpcUrl, devnet.schemaRegistry, [schema]);
+      const [uid] = await attest(
+        devnet.rpcUrl,
+        devnet.eas,
+        [
+          {
+            data: encodeRecord(schema, {
+              lp_version: "0.2",
+              location_type: "h3",
+              location: "8928308280fffff",
+              reorg_note: note,
+            }),
+          },
+        ],
+        { schemaUid: uidOf },
+      );
+      return uid!.toLowerCase();
+    };
+    const known = async () =>
+      (await queryRows<{ uid: string }>(app.db, sql`select uid from chain_schemas where uid = ${uidOf}`))
+        .length;
+    const forkPoint = await blockNumber(devnet.rpcUrl);
+    const first = await write("orphaned");
+    const before = await sync();
+    expect(before).toMatchObject({ status: "ok", attestations: 1 });
+    expect(before.schemas.found).toBe(1);
+    expect(await known()).toBe(1);
+
+    // The registration and the attestation are replaced by empty blocks: discovery's cursor passed them too.
+    await rpc(devnet.rpcUrl, "anvil_reorg", [(await blockNumber(devnet.rpcUrl)) - forkPoint, []]);
+    const after = await sync();
+    expect(after.status).toBe("ok");
+    expect(after.rewound_blocks).toBeGreaterThan(0);
+    expect(await known()).toBe(0);
+    expect((await queryRows(app.db, sql`select uid from location_proofs where uid = ${first}`)).length).toBe(
+      0,
+    );
+
+    const second = await write("canonical");
+    const again = await sync();
+    expect(again).toMatchObject({ status: "ok", attestations: 1 });
+    expect(again.schemas.found).toBe(1);
+    expect(await known()).toBe(1);
+    const [row] = await queryRows<{ application_fields: unknown }>(
+      app.db,
+      sql`select application_fields from location_proofs where uid = ${second}`,
+    );
+    expect(row!.application_fields).toEqual({ reorg_note: "canonical" });
   });
 
   it("a devnet that was reset (different chain, same port) is re-indexed from the start, never a crash", async () => {

@@ -7,6 +7,7 @@ import { type Config, loadConfig } from "../../lib/config.js";
 import { attest, DEVNET_ACCOUNTS, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { seedDevnet } from "../../lib/devnet/seed.js";
 import { createSyncService } from "../../lib/sync/service.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
@@ -32,9 +33,14 @@ const seed = Number(process.env.FAULT_SEED ?? 20261122);
 /** uids written by the suite's own account (EAS lets only the attester revoke), not yet revoked. */
 const revocable: Hex[] = [];
 
-/** Writes a chain worth syncing: the varied seed set, then 180 more over 12 blocks, then 3 revocation blocks. */
+/**
+ * Writes a chain worth syncing: the varied seed set, the Location Protocol records of the devnet's other schemas (so
+ * the faults also hit schema discovery and the reads of several schemas), then 180 more over 12 blocks, then 3
+ * revocation blocks.
+ */
 async function writeChain(d: Devnet): Promise<void> {
   await seedDevnet(d.rpcUrl, d.eas);
+  await seedLocationProtocol(d.rpcUrl, d);
   const uids: Hex[] = [];
   for (let block = 0; block < 12; block++) {
     const items = Array.from({ length: 15 }, (_, i) => ({
