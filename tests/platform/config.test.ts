@@ -100,7 +100,14 @@ describe("chains", () => {
     const vercel = chainConfigs(loadConfig({ VERCEL: "1", DATABASE_URL: "postgres://x/y" })).filter(
       (c) => c.enabled,
     );
-    expect(vercel.map((c) => c.name)).toEqual(["arbitrum", "base", "celo", "sepolia", "optimism", "base-sepolia"]);
+    expect(vercel.map((c) => c.name)).toEqual([
+      "arbitrum",
+      "base",
+      "celo",
+      "sepolia",
+      "optimism",
+      "base-sepolia",
+    ]);
   });
   it("rejects unknown chains and bad numbers", () => {
     expect(() => chainConfigs(loadConfig({ CHAINS: "mainnet" }))).toThrow(/unknown chain\(s\) mainnet/);
