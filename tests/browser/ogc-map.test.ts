@@ -118,7 +118,7 @@ describe("the map of every proof", () => {
     page.on("request", (r) => {
       if (r.url().includes("/tiles/WebMercatorQuad/")) tiles.push(r.url());
     });
-    await page.locator(".map-filters a", { hasText: "base" }).click();
+    await page.locator(".map-filters a", { hasText: /^base$/ }).click();
     await page.waitForURL(/chain=base.*#map=/);
     await page.waitForSelector("#map[data-ready]", { timeout: 20_000 });
     const d = await drawn();
@@ -130,7 +130,7 @@ describe("the map of every proof", () => {
     const chains = await page.locator('table.proofs td[data-label="Chain"]').allTextContents();
     expect(chains.length).toBeGreaterThan(0);
     expect(new Set(chains)).toEqual(new Set(["base"]));
-    expect(await page.locator('.map-filters a[aria-current="true"]', { hasText: "base" }).count()).toBe(1);
+    expect(await page.locator('.map-filters a[aria-current="true"]', { hasText: /^base$/ }).count()).toBe(1);
     await page.locator(".map-filters a", { hasText: "Last 30 days" }).click();
     await page.waitForURL(
       (url) => url.searchParams.has("datetime") && url.searchParams.get("chain") === "base",
