@@ -56,10 +56,15 @@ export async function countProofs(db: Db, filter: ProofFilter, where = whereClau
  */
 const SMALL_RESULT = 5000;
 
+/** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
+const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
+
+const SNAPSHOT = sql`select ${SNAPSHOT_TEXT} as snapshot`;
+
 /**
  * Exact counts, remembered while the database provably has not changed.
  *
- * An exact COUNT over a million proofs costs ~100 ms whatever the index (it visits every matching entry), and a client
+ * An exact COUNT visits every matching index entry, so its cost grows with the number of matches, and a client
  * paging through a large result asks for the same count on every page. The key is the MVCC snapshot
  * (`pg_current_snapshot()`: xmin, xmax and the transactions in progress) read before the count's statements. Every
  * writing transaction changes the snapshot — it takes a transaction id (xmax moves) and is listed as in progress
@@ -73,11 +78,6 @@ const SMALL_RESULT = 5000;
  * Where the snapshot cannot be read, nothing is remembered. The cache is per process and per database handle, and
  * bounded.
  */
-/** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
-const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
-
-const SNAPSHOT = sql`select ${SNAPSHOT_TEXT} as snapshot`;
-
 export function createCountCache(maxEntries = 500) {
   const byDb = new WeakMap<Db, Map<string, { snapshot: string; parts: number[] }>>();
   const dialect = new PgDialect();

@@ -107,9 +107,9 @@ function remembered<T>(key: string, make: () => T): T {
   return value;
 }
 
-/** Where a keyset page starts: strictly after (next) or strictly before (prev) a row's key, in the sort's order. */
 /**
- * Where a page continues from: the sort key values of a row, and `position`, that row's place in the list when the
+ * Where a keyset page continues from: strictly after (next) or strictly before (prev) a row's key, in the sort's
+ * order. The key is the sort key values of a row, and `position`, that row's place in the list when the
  * link was made (the first row after it for `next`, the row itself for `prev`). The position is only a hint for
  * telling a reader "51–100 of 120": rows written since may have moved it; the key alone decides the page.
  */
