@@ -161,7 +161,7 @@ export const locationProofs = pgTable(
       .using("gist", spanningBoundsBox(t))
       .where(sql`not ${singleCell(t)}`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
-    // bbox and a datetime counts them apart (lib/proofs/query.ts, countParts), through this small index.
+    // bbox and a datetime counts them apart (lib/proofs/count.ts, countParts), through this small index.
     index("location_proofs_no_geometry_time_idx").on(t.eventTimestamp).where(sql`${t.minLon} is null`),
     // sortby on each sortable property: a keyset page seeks to its cursor through the property's index, read
     // forward or backward (lib/proofs/sort.ts, keysetSegments); chain, prover and subject lead the indexes above,

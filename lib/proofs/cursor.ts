@@ -8,7 +8,7 @@ import { inTimestampRange } from "./timestamps.js";
  *
  * Token: base64url(JSON [1, "n"|"p", order signature, position, ...key values]) "." base64url(first 9 bytes of
  * SHA-256(domain, payload)). In an order that puts located features first, the key values start with the row's
- * part (lib/proofs/query.ts, countParts). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
+ * part (lib/proofs/count.ts, countParts). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
  * names a position in the public order, and its values reach SQL as typed bound parameters, each checked here), so
  * a signing secret would buy no protection, only a setting to manage and links that die when it rotates. What the
  * check does buy: a cursor that was cut, garbled or edited by hand is a 400 naming `cursor`, never a silently wrong

@@ -61,7 +61,7 @@ export type RowsQuery = {
   limit: number;
   offset?: number;
   /**
-   * Also read the statement's MVCC snapshot (`pg_current_snapshot()`), for the count cache (lib/proofs/query.ts):
+   * Also read the statement's MVCC snapshot (`pg_current_snapshot()`), for the count cache (lib/proofs/count.ts):
    * an uncorrelated subquery, so PostgreSQL evaluates it once (an InitPlan) and the page's plan is unchanged. Only
    * a page that has rows can carry it. Only for a server that has the function (PostgreSQL 13 and later).
    */
@@ -78,7 +78,7 @@ export type RowsQuery = {
 /** Rows as read, and the statement's snapshot when the query asked for it and a row carried it. */
 export type ReadRows<T> = { rows: T[]; snapshot: string | undefined };
 
-/** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/query.ts). */
+/** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/count.ts). */
 export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
 const SNAPSHOT_COLUMN = renderedOnce(sql`(select ${SNAPSHOT_TEXT}) as "snapshot", `);
 /** The table, as Drizzle names it (rendered once: see renderedOnce). */

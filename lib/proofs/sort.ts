@@ -44,7 +44,7 @@ export const sortSignature = (sort: SortSpec[] = DEFAULT_SORT): string =>
 
 /**
  * What a page puts before the sort: the features that have a geometry, an event time, or both (the OGC items with
- * a bbox or a datetime: lib/proofs/query.ts, locatedFirst). Empty: the sort alone.
+ * a bbox or a datetime: lib/proofs/count.ts, locatedFirst). Empty: the sort alone.
  */
 export type Located = readonly ("geometry" | "time")[];
 
@@ -116,7 +116,7 @@ function remembered<T>(key: string, make: () => T): T {
 export type Cursor = {
   direction: "next" | "prev";
   position: number;
-  /** the row's part, in an order that puts located features first (lib/proofs/query.ts, countParts) */
+  /** the row's part, in an order that puts located features first (lib/proofs/count.ts, countParts) */
   part?: number;
   /** the row's sort key values */
   values: unknown[];
