@@ -1,27 +1,15 @@
-import * as v from "valibot";
-import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
-import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import { jsonSchemaOf, OGC_PROPERTIES } from "../proofs/properties.js";
 import { TILE_MATRIX_SET_IDS } from "../tiles/tile-matrix-set.js";
 import { CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER, TILE_FILTER_NAMES } from "../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../tiles/web-mercator.js";
 import { queryParameters } from "../v0/openapi-params.js";
 import { VERSION } from "../version.js";
-import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { apiHtml } from "./html/views.js";
 import { ITEMS_PARAMS } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
-import {
-  COLLECTIONS,
-  type Collection,
-  CRS84,
-  MEDIA,
-  OGC_BASE,
-  OGC_DEFAULT_LIMIT,
-  OGC_MAX_LIMIT,
-  TILED_COLLECTIONS,
-} from "./vocabulary.js";
+import { COLLECTIONS, type Collection, MEDIA, OGC_BASE, TILED_COLLECTIONS } from "./vocabulary.js";
 
 const linkList = { type: "array", items: { $ref: "#/components/schemas/link" } };
 const crs = { type: "string", description: "CRS URI" };
