@@ -36,6 +36,7 @@ import { countFromTotals } from "./totals.js";
  *      along its edges and for the proofs whose bounds span a grid line; invariant: the three parts are disjoint and
  *      hold every match (cell-totals.ts says why).
  *    A filter of any other shape (a prover, a small box, a CQL2 condition) is counted from its rows (countProofs).
+ *    The statistics (lib/proofs/stats.ts) add up proof_counts per chain under the same invariant.
  *
  * 3. Remembered while nothing changed (createCountCache). A count is kept with the MVCC snapshot
  *    (`pg_current_snapshot()`: xmin, xmax and the transactions in progress) read before its statements. Every
