@@ -13,8 +13,8 @@ import { countFromTotals } from "./totals.js";
  * an estimate, and all come from here: `pageCounts` beside a page (lib/proofs/query.ts, pageAndCount), and
  * `countMatching` alone. An exact COUNT visits every matching index entry, so its cost grows with the matches; the
  * mechanisms below answer the common filters without that visit. Each holds an invariant that keeps the count
- * exact, and each has request types of its own in `npm run bench:scale` (a chain, a month, a continent, a page after
- * a page) that show what it saves.
+ * exact, and each has request types of its own in `npm run bench:scale` that show what it saves (a chain, a
+ * one-month window, a continent; and every type's p50 right after a write, when a remembered count is taken again).
  *
  * 1. Located first: counting in parts (countParts). Under the OGC rule a bbox also matches the proofs without
  *    geometry and a datetime those without an event time. The filter is split into disjoint parts — in the box /
