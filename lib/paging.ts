@@ -8,9 +8,6 @@ import { pageAndCount } from "./proofs/query.js";
 import type { ProofRow } from "./proofs/rows.js";
 import type { Cursor } from "./proofs/sort.js";
 
-/** The paging parameters of the native list and the OGC items, as parsed (the cursor still a token). */
-export type PagingQuery = PageRequest;
-
 /**
  * One page of proofs, whole: what the native and OGC writers write their bodies from.
  * `rows`: in the page's order; JsonRows (the JSON PostgreSQL wrote) when the query asked for `json`.
@@ -36,7 +33,7 @@ export type ProofPage = {
  * is an index seek whatever the depth. A request may still page by `offset` (slower the deeper), but not with a
  * cursor too. `next` is given when a further row exists, `prev` when the page does not start the list.
  */
-export async function proofPage(filter: ProofFilter, q: PagingQuery): Promise<ProofPage> {
+export async function proofPage(filter: ProofFilter, q: PageRequest): Promise<ProofPage> {
   const plan = planPage(filter, q);
   if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
   const { rows, parts, total, more } = await pageAndCount(await getDb(), plan);
