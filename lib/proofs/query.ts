@@ -93,7 +93,7 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
       const avoidIndex = selective(part);
       await read(part, {
         where: wheres[part],
-        orderBy: orderBy(page.order.sort, { avoidIndex }),
+        orderBy: orderBy(page, { avoidIndex }),
         limit: wanted - rows.length,
         ...(skip ? { offset: skip, keysFirst: true } : {}),
       });
@@ -107,7 +107,7 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
       part >= 0 && part < parts.length && rows.length < wanted;
       part += backward ? -1 : 1
     ) {
-      const segments = keysetSegments(page.order.sort, part === from ? cursor : undefined, {
+      const segments = keysetSegments(page, part === from ? cursor : undefined, {
         avoidIndex: selective(part),
         backward,
       }).filter((segment) => holdsFirstKey(parts[part]!, segment));

@@ -4,7 +4,7 @@ import { queryRows } from "../../db/client.js";
 import { locationProofs } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { whereClause } from "../../lib/proofs/filter.js";
-import { orderBy } from "../../lib/proofs/sort.js";
+import { orderBy, orderKeys } from "../../lib/proofs/sort.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
 // The bbox filter must be served by the GiST index over the box expression, never by a table scan — on
@@ -23,7 +23,7 @@ async function plan(filter: Parameters<typeof whereClause>[0]): Promise<string> 
     .select()
     .from(locationProofs)
     .where(whereClause(filter))
-    .orderBy(...orderBy())
+    .orderBy(...orderBy(orderKeys()))
     .limit(100)
     .getSQL();
   const rows = await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain ${query}`);
