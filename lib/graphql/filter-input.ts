@@ -25,8 +25,11 @@ import { parameterSchema } from "../v0/openapi-params.js";
  * exactly the same filters with the same messages.
  */
 
-/** The native list parameters that page or pick a format: GraphQL pages with first/after, and answers JSON. */
-const NOT_FILTERS = new Set(["limit", "offset", "cursor", "f"]);
+/**
+ * The native list parameters that page, order or pick a format: GraphQL pages with first/after, newest first, and
+ * answers JSON. (near and radius are filters here as natively; the nearest-first order is the REST APIs'.)
+ */
+const NOT_FILTERS = new Set(["limit", "offset", "cursor", "sort", "f"]);
 
 type Entries = Record<string, v.GenericSchema>;
 const FILTER_PARAMS: Entries = Object.fromEntries(
@@ -83,7 +86,7 @@ function asParameterText(value: unknown): string {
 }
 
 /** The parsed filter parameters: the native list query but its paging and format. */
-export type FilterQuery = Omit<ListQuery, "limit" | "offset" | "cursor" | "f">;
+export type FilterQuery = Omit<ListQuery, "limit" | "offset" | "cursor" | "sort" | "f">;
 
 /**
  * A LocationProofFilter value checked by the native validators: the parsed query, or a 400 naming the filter field

@@ -1,0 +1,93 @@
+import { and, type SQL, sql } from "drizzle-orm";
+import { locationProofs as p } from "../../db/schema.js";
+import { type ProofFilter, whereClause } from "./filter.js";
+import { distanceSql, type Near } from "./near.js";
+import type { ProofRow, RowsQuery } from "./rows.js";
+import type { Cursor } from "./sort.js";
+
+/**
+ * Pages of the nearest-first order (sort=distance): distance from the query's point, then uid, then chain id, all
+ * ascending. No index holds that order (it depends on the point), so a page is read as the top of a circle's
+ * matches, sorted: the circle's box through the bounds' GiST index, the exact distance test, a top-N sort.
+ *
+ * The matches within any radius r are exactly a prefix of the order, so a page read from the circle of radius r
+ * that comes back full is the page. A page of a part of few matches reads the whole circle at once; one of many
+ * matches (a wide radius) starts from a circle expected to hold a few pages' worth beyond the cursor's distance,
+ * from the part's count and assuming an even spread, and doubles the ring until the page is full or the circle is
+ * the query's own: the statements read about as many rows as the page needs, however wide the radius.
+ *
+ * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
+ */
+
+/** Up to this many matches in a part, its pages read the whole circle (as pageAndCount's SMALL_RESULT). */
+const WHOLE_CIRCLE = 5000;
+
+/** How many times the rows a page needs the first circle is expected to hold (the spread is rarely even). */
+const HEADROOM = 4;
+
+export type NearestRead = {
+  near: Near;
+  /** the part of the filter read (lib/proofs/query.ts, countParts); near is among its conditions */
+  part: ProofFilter;
+  /** the part's number of matches */
+  count: number;
+  /** where the page continues from, within this part */
+  cursor?: Cursor | undefined;
+  backward: boolean;
+  limit: number;
+  offset?: number | undefined;
+};
+
+/** The order's ORDER BY in either direction (the distance is the statement's "distance" column). */
+const FORWARD = [sql`"distance" asc, ${p.uid} asc, ${p.chainId} asc`];
+const BACKWARD = [sql`"distance" desc, ${p.uid} desc, ${p.chainId} desc`];
+
+/** Rows strictly after (or `before`) the cursor's key in the order: a row comparison, every key not null. */
+function beyond(near: Near, cursor: Cursor, before: boolean): SQL {
+  const [d, uid, chainId] = cursor.values;
+  const row = sql`(${distanceSql(near)}, ${p.uid}, ${p.chainId})`;
+  const at = sql`(${d}::float8, ${uid}::text, ${chainId}::bigint)`;
+  return before ? sql`${row} < ${at}` : sql`${row} > ${at}`;
+}
+
+/** The part's condition with the circle narrowed to `radius` (never wider than the query's). */
+const within = (r: NearestRead, radius: number): SQL | undefined =>
+  whereClause({ ...r.part, near: { ...r.near, radius: Math.max(0, Math.min(radius, r.near.radius)) } });
+
+/** A page (or its part in one part of the order) in the nearest-first order, as fetch reads it. */
+export async function readNearest(
+  r: NearestRead,
+  fetch: (q: RowsQuery) => Promise<ProofRow[]>,
+): Promise<ProofRow[]> {
+  const distance = distanceSql(r.near);
+  const d0 = r.cursor ? Number(r.cursor.values[0]) : 0;
+  if (r.backward) {
+    // Everything before the cursor lies within its distance; without a cursor, the part's end: the whole circle.
+    return fetch({
+      where: r.cursor ? and(within(r, d0), beyond(r.near, r.cursor, true)) : whereClause(r.part),
+      orderBy: BACKWARD,
+      limit: r.limit,
+      distance,
+    });
+  }
+  const position = r.cursor ? beyond(r.near, r.cursor, false) : undefined;
+  const needed = r.limit + (r.offset ?? 0);
+  const radius = r.near.radius;
+  // The ring's width beyond the cursor's distance expected to hold HEADROOM times the rows needed, were the part's
+  // matches spread evenly over its circle's area.
+  let ring =
+    r.count <= WHOLE_CIRCLE
+      ? radius
+      : Math.min(radius, Math.sqrt(d0 * d0 + Math.min(1, (HEADROOM * needed) / r.count) * radius * radius));
+  for (;;) {
+    const rows = await fetch({
+      where: and(ring >= radius ? whereClause(r.part) : within(r, ring), position),
+      orderBy: FORWARD,
+      limit: r.limit,
+      ...(r.offset ? { offset: r.offset } : {}),
+      distance,
+    });
+    if (rows.length >= r.limit || ring >= radius) return rows;
+    ring = Math.min(radius, d0 + 2 * Math.max(ring - d0, 1));
+  }
+}
