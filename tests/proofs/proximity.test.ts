@@ -271,7 +271,7 @@ describe("proximity over HTTP", () => {
       }
       expect(pages.length).toBeGreaterThan(3);
       expect(seen.map((r) => r.uid)).toEqual(expected.map((e) => e.uid));
-      seen.forEach((r, i) => expect(Math.abs(r.distance - expected[i]!.d)).toBeLessThan(1e-6));
+      for (const [i, r] of seen.entries()) expect(Math.abs(r.distance - expected[i]!.d)).toBeLessThan(1e-6);
       // Back from the last page by prev links.
       const back: string[][] = [];
       let prev: string | null = pages.at(-1)!;
@@ -339,7 +339,8 @@ describe("proximity over HTTP", () => {
     }
     expect(pages).toBeGreaterThan(2);
     expect(seen.map((f) => f.id)).toEqual(expected.map((e) => e.uid));
-    seen.forEach((f, i) => expect(Math.abs(f.properties.distance - expected[i]!.d)).toBeLessThan(1e-6));
+    for (const [i, f] of seen.entries())
+      expect(Math.abs(f.properties.distance - expected[i]!.d)).toBeLessThan(1e-6);
   });
 
   it("refuses bad proximity input with a 400 naming the parameter", async () => {
