@@ -1,6 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../db/schema.js";
-import type { Bbox } from "./filter.js";
 
 /**
  * Proximity: the proofs whose representative point lies within a great-circle distance of a point, without PostGIS.
@@ -33,7 +32,7 @@ const SLACK_DEG = 1e-9;
  * the sphere. The widest longitude of a circle of angular radius δ around latitude φ is asin(sin δ / cos φ) away
  * from its centre, valid whenever the circle holds no pole (then sin δ < cos φ).
  */
-export function circleBox(n: Near): Bbox {
+export function circleBox(n: Near): { minLon: number; minLat: number; maxLon: number; maxLat: number } {
   const delta = n.radius / EARTH_RADIUS_M;
   const deltaDeg = (delta * 180) / Math.PI + SLACK_DEG;
   const minLat = n.lat - deltaDeg;

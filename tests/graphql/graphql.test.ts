@@ -73,12 +73,14 @@ async function nativeList(params: Record<string, string>) {
 }
 
 describe("the schema", () => {
-  it("is introspectable, and its filter is the native list's parameters but paging and format", async () => {
+  it("is introspectable, and its filter is the native list's parameters but paging, order and format", async () => {
     const data = await client.request<{
       __schema: { types: { name: string; inputFields: { name: string }[] | null }[] };
     }>(getIntrospectionQuery());
     const filter = data.__schema.types.find((t) => t.name === "LocationProofFilter")!;
-    const expected = Object.keys(LIST_PARAMS).filter((k) => !["limit", "offset", "cursor", "f"].includes(k));
+    const expected = Object.keys(LIST_PARAMS).filter(
+      (k) => !["limit", "offset", "cursor", "sort", "f"].includes(k),
+    );
     expect(filter.inputFields!.map((f) => f.name)).toEqual(expected);
     const proof = data.__schema.types.find((t) => t.name === "LocationProof") as unknown as {
       fields: { name: string }[];
