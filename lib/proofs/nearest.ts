@@ -11,10 +11,12 @@ import type { Cursor } from "./sort.js";
  * matches, sorted: the circle's box through the bounds' GiST index, the exact distance test, a top-N sort.
  *
  * The matches within any radius r are exactly a prefix of the order, so a page read from the circle of radius r
- * that comes back full is the page. A page of a part of few matches reads the whole circle at once; one of many
- * matches (a wide radius) starts from a circle expected to hold a few pages' worth beyond the cursor's distance,
- * from the part's count and assuming an even spread, and doubles the ring until the page is full or the circle is
- * the query's own: the statements read about as many rows as the page needs, however wide the radius.
+ * that comes back full is the page. A page of a part of few matches reads the whole circle at once. One of many
+ * matches (a wide radius) starts from a thin ring beyond the cursor's distance, a fraction of what an even spread
+ * of the part's matches over its circle would need for the page (proofs crowd in cities, where a ring that wide
+ * would hold tens of thousands to sort), and widens it fourfold until the page is full or the circle is the
+ * query's own: each statement finds its rows through the GiST index and sorts a few pages' worth at most, and a
+ * ring that comes back short costs an index probe.
  *
  * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
  */
@@ -22,8 +24,10 @@ import type { Cursor } from "./sort.js";
 /** Up to this many matches in a part, its pages read the whole circle (as pageAndCount's SMALL_RESULT). */
 const WHOLE_CIRCLE = 5000;
 
-/** How many times the rows a page needs the first circle is expected to hold (the spread is rarely even). */
-const HEADROOM = 4;
+/** The first ring's width as a fraction of the width an even spread would need (see above). */
+const FIRST_RING = 1 / 8;
+/** How much wider each next ring is. */
+const WIDENING = 4;
 
 export type NearestRead = {
   near: Near;
@@ -73,12 +77,10 @@ export async function readNearest(
   const position = r.cursor ? beyond(r.near, r.cursor, false) : undefined;
   const needed = r.limit + (r.offset ?? 0);
   const radius = r.near.radius;
-  // The ring's width beyond the cursor's distance expected to hold HEADROOM times the rows needed, were the part's
-  // matches spread evenly over its circle's area.
-  let ring =
-    r.count <= WHOLE_CIRCLE
-      ? radius
-      : Math.min(radius, Math.sqrt(d0 * d0 + Math.min(1, (HEADROOM * needed) / r.count) * radius * radius));
+  // The width beyond the cursor's distance that would hold the rows needed were the part's matches spread evenly
+  // over its circle's area, times FIRST_RING.
+  const even = Math.sqrt(d0 * d0 + Math.min(1, needed / r.count) * radius * radius) - d0;
+  let ring = r.count <= WHOLE_CIRCLE ? radius : Math.min(radius, d0 + Math.max(1, even * FIRST_RING));
   for (;;) {
     const rows = await fetch({
       where: and(ring >= radius ? whereClause(r.part) : within(r, ring), position),
@@ -88,6 +90,6 @@ export async function readNearest(
       distance,
     });
     if (rows.length >= r.limit || ring >= radius) return rows;
-    ring = Math.min(radius, d0 + 2 * Math.max(ring - d0, 1));
+    ring = Math.min(radius, d0 + WIDENING * (ring - d0));
   }
 }
