@@ -194,7 +194,10 @@ async function main() {
       const path = pathOf(c);
       const recorded = await statementsOf(path);
       const matched = JSON.parse(recorded.body.toString("utf8")).pagination.total as number;
-      const [h, s, g, e]: number[][] = [[], [], [], []];
+      const h: number[] = [];
+      const s: number[] = [];
+      const g: number[] = [];
+      const e: number[] = [];
       const pg1 = postgisPage(c);
       const ed = earthPage(c);
       for (let i = -10; i < ITERATIONS; i++) {
