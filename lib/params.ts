@@ -269,6 +269,6 @@ export const radiusParam = (max: number) =>
     v.regex(NUMBER, `radius must be a number of metres, more than 0 and at most ${max}`),
     v.transform(Number),
     v.number(),
-    v.check((n) => Number.isFinite(n) && n > 0, "radius must be more than 0 (metres)"),
+    v.gtValue(0, "radius must be more than 0 (metres)"),
     v.maxValue(max, `radius must be at most ${max} metres (half the Earth's circumference)`),
   );

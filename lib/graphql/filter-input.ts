@@ -11,6 +11,7 @@ import {
 import * as v from "valibot";
 import { badParameter } from "../http/errors.js";
 import { cursorParam, integerParam } from "../params.js";
+import { proximityOf } from "../proximity-params.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, LIST_PARAMS, type ListQuery } from "../v0/list-params.js";
 import { parameterSchema } from "../v0/openapi-params.js";
 
@@ -101,7 +102,11 @@ export function parseFilter(
     if (value !== null && value !== undefined) raw[name] = asParameterText(value);
   }
   const result = v.safeParse(FILTER_SCHEMA, raw);
-  if (result.success) return result.output as FilterQuery;
+  if (result.success) {
+    // near and radius come as a pair, as natively (the same check, naming the filter's field).
+    proximityOf(result.output as FilterQuery, undefined, `${argument}.`);
+    return result.output as FilterQuery;
+  }
   const issue = result.issues[0];
   const key = issue.path?.[0]?.key;
   const name = typeof key === "string" ? key : "";
