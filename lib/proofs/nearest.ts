@@ -25,7 +25,7 @@ import type { Cursor } from "./sort.js";
 const WHOLE_CIRCLE = 5000;
 
 /** The first ring's width as a fraction of the width an even spread would need (see above). */
-const FIRST_RING = 1 / 8;
+const FIRST_RING = 1 / 64;
 /** How much wider each next ring is. */
 const WIDENING = 4;
 
