@@ -13,12 +13,11 @@ import type { Cursor } from "./sort.js";
  *
  * The matches within any radius r are exactly a prefix of the order, so a page read from the circle of radius r
  * that comes back full is the page. A page of a part of few matches reads the whole circle at once. One of many
- * matches (a wide radius) starts from a ring beyond the cursor's distance sized for the rows it needs by the density
- * of proofs in the centre's 1° cell (proof_cell_counts, one small statement), or, in an empty cell, by an eighth of
- * the width an even spread of the part's matches over its circle would need; it doubles the ring until the page is full or the ring is
- * the query's circle. The cost of a statement is its ring's rows (each read from the table to test its distance and
- * the other conditions): proofs crowd in cities, where a ring sized by the even spread would hold tens of thousands
- * to sort, and a ring that comes back short costs an index probe.
+ * matches (a wide radius) first sizes a ring by the densities of proofs in the 1° cells around the centre
+ * (proof_cell_counts, one small statement: firstRing), then doubles it until the page is full or the ring is the
+ * query's circle. The cost of a statement is its ring's rows (each read from the table to test its distance and
+ * the other conditions): proofs crowd in cities, where a ring sized by an even spread over the sphere would hold
+ * tens of thousands to sort, and between them, where rings grown from nothing would take many statements.
  *
  * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
  */
@@ -26,23 +25,73 @@ import type { Cursor } from "./sort.js";
 /** Up to this many matches in a part, its pages read the whole circle (as pageAndCount's SMALL_RESULT). */
 const WHOLE_CIRCLE = 5000;
 
-/** Without a density (an empty cell), the first ring's width as a fraction of what an even spread would need. */
-const FIRST_RING = 1 / 8;
 /** How much wider each next ring is. */
 const WIDENING = 2;
 /** The length of a degree of latitude on the sphere, in metres. */
 const DEGREE_M = (EARTH_RADIUS_M * Math.PI) / 180;
+/** The cells read around the centre's: this many on each side (a square of 9 × 9 cells). */
+const WINDOW = 4;
+/** How many times the rows a page needs the first ring is sized for (densities are averages over a cell). */
+const HEADROOM = 1.5;
+
+/** A 1° cell of proof_cell_counts (west and south edges in whole degrees) and how many proofs it holds. */
+export type Cell = { lon: number; lat: number; n: number };
 
 /**
- * How many proofs the 1° cell of the circle's centre holds (every chain, revoked or not: proof_cell_counts, kept
- * by triggers), for the density that sizes the first ring.
+ * The cells around the circle's centre (WINDOW on each side, across the antimeridian too) and how many proofs each
+ * holds, every chain, revoked or not (proof_cell_counts, kept by triggers): the densities that size the first ring.
+ * One small statement through the table's cell index.
  */
-export async function centreCellCount(db: Db, near: Near): Promise<number> {
-  const [row] = await queryRows<{ n: number | string | null }>(
+export async function cellsAround(db: Db, near: Near): Promise<Cell[]> {
+  const lon0 = Math.min(179, Math.floor(near.lon));
+  const lat0 = Math.min(89, Math.floor(near.lat));
+  const [west, east] = [lon0 - WINDOW, lon0 + WINDOW];
+  const lons =
+    west < -180
+      ? sql`(${c.cellLon} >= ${west + 360} or ${c.cellLon} <= ${east})`
+      : east > 179
+        ? sql`(${c.cellLon} >= ${west} or ${c.cellLon} <= ${east - 360})`
+        : sql`${c.cellLon} between ${west} and ${east}`;
+  const rows = await queryRows<{ lon: number; lat: number; n: number | string }>(
     db,
-    sql`select sum(${c.n}) as n from ${c} where ${c.cellLon} = ${Math.min(179, Math.floor(near.lon))} and ${c.cellLat} = ${Math.min(89, Math.floor(near.lat))}`,
+    sql`select ${c.cellLon} as lon, ${c.cellLat} as lat, sum(${c.n}) as n from ${c} where ${lons} and ${c.cellLat} between ${lat0 - WINDOW} and ${lat0 + WINDOW} group by 1, 2`,
   );
-  return Number(row?.n ?? 0);
+  return rows.map((r) => ({ lon: Number(r.lon), lat: Number(r.lat), n: Number(r.n) }));
+}
+
+/** The great-circle distance in metres between two points in degrees, for estimates only (haversine). */
+function roughDistance(lon1: number, lat1: number, lon2: number, lat2: number): number {
+  const rad = Math.PI / 180;
+  const h =
+    Math.sin(((lat2 - lat1) * rad) / 2) ** 2 +
+    Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/**
+ * The radius of the first ring, expected to hold HEADROOM times `target` proofs (the rows before the page and the
+ * page's). Where the centre's cell holds that many, from its density (its area: a degree of longitude shrinks with
+ * the cosine of the latitude), as if the proofs were spread evenly over it; else the distance to the centre of the
+ * cell at which the nearest cells of the window add up to that many; else the window's reach.
+ */
+export function firstRing(near: Near, cells: readonly Cell[], target: number): number {
+  const want = HEADROOM * target;
+  const lon0 = Math.min(179, Math.floor(near.lon));
+  const lat0 = Math.min(89, Math.floor(near.lat));
+  const home = cells.find((x) => x.lon === lon0 && x.lat === lat0)?.n ?? 0;
+  if (home >= want) {
+    const area = DEGREE_M * DEGREE_M * Math.max(0.01, Math.cos(((lat0 + 0.5) * Math.PI) / 180));
+    return Math.sqrt((want * area) / home / Math.PI);
+  }
+  const byDistance = cells
+    .map((x) => ({ d: roughDistance(near.lon, near.lat, x.lon + 0.5, x.lat + 0.5), n: x.n }))
+    .sort((a, b) => a.d - b.d);
+  let sum = 0;
+  for (const x of byDistance) {
+    sum += x.n;
+    if (sum >= want) return x.d;
+  }
+  return WINDOW * DEGREE_M;
 }
 
 export type NearestRead = {
@@ -56,8 +105,8 @@ export type NearestRead = {
   backward: boolean;
   limit: number;
   offset?: number | undefined;
-  /** the number of proofs in the centre's 1° cell (centreCellCount), asked only for a part of many matches */
-  cellCount: () => Promise<number>;
+  /** the cells around the centre (cellsAround), asked only for a part of many matches */
+  cells: () => Promise<Cell[]>;
 };
 
 /** The order's ORDER BY in either direction (the distance is the statement's "distance" column). */
@@ -97,16 +146,8 @@ export async function readNearest(
   const radius = r.near.radius;
   let ring = radius;
   if (r.count > WHOLE_CIRCLE) {
-    // The area that holds the rows needed at the centre cell's density (its area: a degree of longitude shrinks
-    // with the cosine of the latitude), else a fraction of the even spread's over the whole circle.
-    const cell = await r.cellCount();
-    const cellArea =
-      DEGREE_M * DEGREE_M * Math.max(0.01, Math.cos(((Math.floor(r.near.lat) + 0.5) * Math.PI) / 180));
-    const area =
-      cell > 0
-        ? (needed * cellArea) / cell
-        : Math.min(1, needed / r.count) * Math.PI * radius * radius * FIRST_RING ** 2;
-    ring = Math.min(radius, Math.max(d0 + 1, Math.sqrt(d0 * d0 + area / Math.PI)));
+    const target = (r.cursor?.position ?? 0) + needed;
+    ring = Math.min(radius, Math.max(d0 + 1, firstRing(r.near, await r.cells(), target)));
   }
   for (;;) {
     const rows = await fetch({

@@ -6,7 +6,7 @@ import { locationProofs as p } from "../../db/schema.js";
 import { fewCells } from "./cell-totals.js";
 import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
 import { coversSphere, distanceSql } from "./near.js";
-import { centreCellCount, readNearest } from "./nearest.js";
+import { cellsAround, readNearest } from "./nearest.js";
 import { type ProofRow, type RowsQuery, SNAPSHOT_TEXT, selectProofJson, selectProofs } from "./rows.js";
 import {
   type Cursor,
@@ -295,7 +295,7 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
           backward,
           limit: wanted - rows.length,
           offset: skip,
-          cellCount: () => centreCellCount(db, near),
+          cells: () => cellsAround(db, near),
         },
         fetch,
       );
