@@ -33,13 +33,12 @@ import { MAX_RADIUS_M, type Near } from "../lib/proofs/near.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
+  benchArgs,
   benchDatabase,
   benchDatabaseUrl,
   f1,
-  flag,
   getOk,
   lpad,
-  option,
   pad,
   percentile,
   requireNode24,
@@ -48,9 +47,10 @@ import {
 } from "./common.js";
 import { connectInProcess, replay, statementsOf, V0 } from "./statements.js";
 
-const ROWS = option("--rows", 1_000_000);
-const ITERATIONS = option("--iterations", 60);
-const KEEP = flag("--keep");
+const ARGS = benchArgs({ numbers: { rows: 1_000_000, iterations: 60 }, flags: ["keep"] });
+const ROWS = ARGS.rows;
+const ITERATIONS = ARGS.iterations;
+const KEEP = ARGS.keep;
 /** Rounds of earthdistance timed per case (after the warm-up's). */
 const EARTH_ROUNDS = 9;
 const NODE24 = requireNode24();
