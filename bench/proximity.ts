@@ -17,8 +17,8 @@
  *    PostGIS's ST_DWithin returns over the same points (the sphere, use_spheroid false: the sphere ours measures on);
  *    for the 100 nearest, the distances of the page equal PostGIS's (ties at one distance may order differently).
  *
- * Options: --rows N (1,000,000), --iterations K (60 per request), --keep (keep the database: it is shared with
- * bench:scale; without --keep a stale one is reloaded and dropped after the run — pass --keep).
+ * Options: --rows N (1,000,000), --iterations K (60 per request), --keep (the database is bench:scale's: it is always
+ * kept, and reused while it holds the same data; reloaded only when absent or stale, as bench:scale does).
  */
 import http from "node:http";
 import { sql } from "drizzle-orm";
@@ -222,7 +222,7 @@ async function main() {
         s.push(sm);
       }
       // PostGIS's two forms on a few rounds, the faster of which then runs interleaved with the same SQL (the slower
-      // one can take a second, and would disturb what follows it).
+      // one can read a whole circle or every point, and would disturb what follows it).
       const forms = [postgisPage(c, false), postgisPage(c, true)];
       const trial = async (f: { text: string; values: unknown[] }) => {
         const ms: number[] = [];
@@ -293,7 +293,7 @@ async function main() {
     await handle.close();
     await server.stop();
     output.remove();
-    if (!KEEP) console.log(`(${SCALE_DB} kept: it is bench:scale's; --keep says so explicitly)`);
+    if (!KEEP) console.log(`(${SCALE_DB} kept all the same: it is bench:scale's)`);
   }
 }
 

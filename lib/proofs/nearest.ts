@@ -17,7 +17,7 @@ import type { Cursor } from "./sort.js";
  * (proof_cell_counts, one small statement: firstRing), then doubles it until the page is full or the ring is the
  * query's circle. The cost of a statement is its ring's rows (each read from the table to test its distance and
  * the other conditions): proofs crowd in cities, where a ring sized by an even spread over the sphere would hold
- * tens of thousands to sort, and between them, where rings grown from nothing would take many statements.
+ * many thousands to sort, and between them, where rings grown from nothing would take many statements.
  *
  * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
  */
