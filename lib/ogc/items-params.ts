@@ -10,9 +10,12 @@ import {
   doc,
   integerParam,
   locationTypeListParam,
+  nearParam,
   protocolVersionListParam,
+  radiusParam,
   schemaListParam,
 } from "../params.js";
+import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
@@ -42,7 +45,10 @@ const crsParam = (name: string) =>
 /** The JSON Schema the document states for a comma-separated list (queryParameters writes style form, explode false). */
 const SORTBY_SCHEMA = {
   type: "array",
-  items: { type: "string", pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$` },
+  items: {
+    type: "string",
+    pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$|^\\+?distance$`,
+  },
 };
 
 /**
@@ -87,6 +93,22 @@ export const ITEMS_PARAMS = {
   ),
   "bbox-crs": v.optional(
     doc(crsParam("bbox-crs"), "Only CRS84 is served.", undefined, { type: "string", enum: [CRS84] }),
+  ),
+  near: v.optional(
+    doc(
+      nearParam,
+      "lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.",
+      undefined,
+      { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
+    ),
+  ),
+  radius: v.optional(
+    doc(
+      radiusParam(MAX_RADIUS_M),
+      `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
+      undefined,
+      { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
+    ),
   ),
   datetime: v.optional(
     doc(
@@ -133,7 +155,7 @@ export const ITEMS_PARAMS = {
   sortby: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "sortby must not be empty")),
-      "Comma-separated properties, '-' for descending (e.g. -event_timestamp).",
+      "Comma-separated properties, '-' for descending (e.g. -event_timestamp); or distance alone: nearest first (then uid, then chain id), with near and radius.",
       undefined,
       SORTBY_SCHEMA,
     ),

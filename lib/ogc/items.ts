@@ -11,8 +11,11 @@ import { type ProofPage, pageLinks, proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
 import { type ProofFilter, type SpatialTarget, sourceFilter } from "../proofs/filter.js";
 import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
+import { withDistance } from "../proofs/near.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
+import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
+import { proximityOf } from "../proximity-params.js";
 import { cql2Filter } from "./cql2/index.js";
 import { toFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
@@ -38,13 +41,15 @@ const target = (c: Collection): SpatialTarget => (c.geometry === "point" ? "poin
  * bbox and datetime follow OGC API - Features Part 1: they also match features without geometry or event time
  * (bboxMatchesMissing, timesMatchMissing); a CQL2 filter keeps CQL2's rule (a predicate on a null is not true).
  */
-export function itemsFilter(q: ItemsQuery, collection: Collection): ProofFilter {
+export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSpec[]): ProofFilter {
+  const near = proximityOf(q, { parameter: "sortby", nearest: isDistanceSort(sort) });
   return {
     includeRevoked: true,
     bboxMatchesMissing: true,
     timesMatchMissing: true,
     bboxOn: target(collection),
     ...(q.bbox ? { bbox: q.bbox } : {}),
+    ...(near ? { near } : {}),
     ...(q.chain ? { chains: q.chain } : {}),
     ...sourceFilter(q),
     ...(q.prover ? { prover: q.prover } : {}),
@@ -67,7 +72,7 @@ export async function itemsPage(
   const json =
     format === "html" ? undefined : collection.geometry === "point" ? POINT_FEATURE_JSON : SHAPE_FEATURE_JSON;
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
-  const page = await proofPage(itemsFilter(q, collection), {
+  const page = await proofPage(itemsFilter(q, collection, sort), {
     limit: q.limit ?? OGC_DEFAULT_LIMIT,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
@@ -120,7 +125,11 @@ export function itemsLinks(
 export function featureCollectionResponse(page: ProofPage, links: Link[]): Response {
   const stamped = `{"type":"FeatureCollection","timeStamp":${JSON.stringify(new Date().toISOString())},`;
   const head = `${stamped}"numberMatched":${page.total},"numberReturned":${page.rows.length},"features":[`;
-  const texts = (page.rows as JsonRow[]).map((row) => row.json);
+  // In a proximity query each feature's properties end with its distance (metres): the feature's text ends with
+  // its properties object, the last member PostgreSQL wrote (lib/proofs/json-sql.ts).
+  const texts = (page.rows as JsonRow[]).map((row) =>
+    row.distance === undefined ? row.json : withDistance(row.json, row.distance, "}}"),
+  );
   const bytes = listBytes(head, texts, `],"links":${stringify(links)}}`);
   // The stamp is ASCII: its length in characters is its length in bytes.
   const made = hash("sha1", bytes.subarray(stamped.length), "base64url");
@@ -132,7 +141,12 @@ export const featureCollection = (page: ProofPage, links: Link[], collection: Co
   type: "FeatureCollection" as const,
   numberMatched: page.total,
   numberReturned: page.rows.length,
-  features: page.rows.map((row) => toFeature(row, collection)),
+  features: page.rows.map((row) => {
+    const feature = toFeature(row, collection);
+    return row.distance === undefined
+      ? feature
+      : { ...feature, properties: { ...feature.properties, distance: row.distance } };
+  }),
   links,
 });
 

@@ -469,7 +469,15 @@ export function openApiDocument(request: Request) {
           type: "object",
           description: "The proof's properties, as in the native API (without its geometry and bbox)",
           required: OGC_PROPERTIES.map((q) => q.name),
-          properties: Object.fromEntries(OGC_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "openapi-3.0")])),
+          properties: {
+            ...Object.fromEntries(OGC_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "openapi-3.0")])),
+            distance: {
+              type: "number",
+              minimum: 0,
+              description:
+                "Great-circle distance in metres from `near` to the representative point: only in items asked with near and radius",
+            },
+          },
         },
         pointGeometry: {
           type: "object",
