@@ -6,7 +6,7 @@ import { proofProperty } from "../proofs/properties.js";
 import { cellCounts, countsAnswer } from "./tile-pyramid.js";
 import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
-import { candidateBounds, TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
+import { TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
 
 /** A proof as a tile carries it: where in the tile (0..4095), and the properties of TILE_PROPERTIES. */
 export type TilePoint = { px: number; py: number; properties: Record<string, string | boolean | null> };
@@ -34,52 +34,49 @@ const propertyColumns: SQL = sql.join(
 );
 
 /**
- * The filter of a tile: the request's (the items' filter, lib/ogc/items.ts), for proofs with coordinates only, whose
- * point lies in the tile: the bounds' GiST index finds the candidates in the tile's area (widened by a hair), the
- * world pixel decides.
+ * The filter of a tile: the request's (the items' filter, lib/ogc/items.ts), for the proofs whose point lies in the
+ * tile, found by their tile key's index (lib/tiles/tile-sql.ts): one range scan at every zoom.
  */
 export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
-  const inTile = tileCondition(t);
   const { chains, ...rest } = filter;
   return {
     ...rest,
-    bbox: candidateBounds(t),
-    bboxOn: "point",
-    bboxMatchesMissing: false,
     where: [
       ...(filter.where ?? []),
       // The chain is tested on the tile's candidates, never through the chain's index: a chain holds a large share
       // of all proofs, and the planner, misjudging the spatial condition's few rows, otherwise ANDs in a bitmap of
       // every proof of the chain.
       ...(chains?.length ? [sql`coalesce(${p.chain}, ${p.chain}) in ${chains}`] : []),
-      ...(inTile ? [inTile] : []),
+      tileCondition(t),
     ],
   };
 }
 
 /**
- * The tile's content for the filter: its proofs, or their clusters. Their number decides which, and where the counts
- * answer the filter (lib/tiles/tile-pyramid.ts) it comes from them, as the clusters do; otherwise from the rows.
+ * The tile's content for the filter: its proofs, or their clusters. Its first proofs, one more than a points tile
+ * holds, say which: a points tile is then made, in one statement. Clusters come from the counts where they answer
+ * the filter (lib/tiles/tile-pyramid.ts), otherwise from the rows.
  */
 export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
-  if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
+  const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
+  if (points.length <= MAX_POINTS) return { kind: "points", points };
+  if (!countsAnswer(filter, t)) return clustersTile(await clustersFromRows(db, t, filter));
   const cells = await cellCounts(db, t, filter);
-  const total = cells.reduce((n, c) => n + c.n, 0);
-  // The counts say how many: no LIMIT, which would tempt the planner to walk the chain's index in order instead of
-  // finding the tile's few proofs through the spatial one.
-  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter) };
-  const clusters = cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid }));
-  return { kind: "clusters", clusters, total };
+  return clustersTile(cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid })));
 }
 
 /** The tile's content for the filter (its proofs, or their clusters), read from the proofs themselves. */
 export async function tileContentFromRows(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
-  // At most one more than a points tile holds: enough to know it is a clusters tile, without reading them all.
   const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
   if (points.length <= MAX_POINTS) return { kind: "points", points };
-  const clusters = await clustersFromRows(db, t, filter);
-  return { kind: "clusters", clusters, total: clusters.reduce((n, c) => n + c.count, 0) };
+  return clustersTile(await clustersFromRows(db, t, filter));
 }
+
+const clustersTile = (clusters: TileCluster[]): TileContent => ({
+  kind: "clusters",
+  clusters,
+  total: clusters.reduce((n, c) => n + c.count, 0),
+});
 
 const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
   const where = whereClause(tileFilter(filter, t));
@@ -87,12 +84,12 @@ const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
 };
 
 /** The tile's proofs (up to `limit` of them), as points, in a stable order. */
-async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit?: number): Promise<TilePoint[]> {
+async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
   const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
   const rows = await queryRows<{ px: number; py: number } & Record<string, string | boolean | null>>(
     db,
     sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
-      from ${p} ${whereOf(filter, t)}${limit === undefined ? sql`` : sql` limit ${sql.raw(String(limit))}`}`,
+      from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
   return rows.map(toPoint).sort(byUid);
 }
