@@ -270,7 +270,8 @@ async function main() {
           bytes = await build();
           const ms = performance.now() - started;
           if (i >= WARM_UP || ms >= 1000) times.push(ms);
-          if (times.length >= 3 && percentile(times, 0.5) >= 1000) break;
+          // A tile of every point can take seconds: once is enough there.
+          if (ms >= 1000) break;
         }
         return { ms: percentile(times, 0.5), bytes };
       };

@@ -53,15 +53,21 @@ export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
 }
 
 /**
- * The tile's content for the filter: its proofs, or their clusters. Its first proofs, one more than a points tile
- * holds, say which: a points tile is then made, in one statement. Clusters come from the counts where they answer
- * the filter (lib/tiles/tile-pyramid.ts), otherwise from the rows.
+ * The tile's content for the filter: its proofs, or their clusters; where the counts answer the filter
+ * (lib/tiles/tile-pyramid.ts), the clusters come from them. Without a filter, the tile's first proofs, one more than a
+ * points tile holds, say which it is: a points tile is then one statement, whose cost is bounded (every proof in the
+ * tile's key range matches, so the scan stops at that many). With a chain, the counts say first: the proofs of a
+ * chain may be few in a crowded tile, and the scan would pass all the others.
  */
 export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
-  const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
-  if (points.length <= MAX_POINTS) return { kind: "points", points };
-  if (!countsAnswer(filter, t)) return clustersTile(await clustersFromRows(db, t, filter));
+  if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
+  if (!filter.chains?.length) {
+    const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
+    if (points.length <= MAX_POINTS) return { kind: "points", points };
+  }
   const cells = await cellCounts(db, t, filter);
+  const total = cells.reduce((n, c) => n + c.n, 0);
+  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter, MAX_POINTS + 1) };
   return clustersTile(cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid })));
 }
 
