@@ -89,27 +89,33 @@ const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
   return where ? sql`where ${where}` : sql``;
 };
 
+type PointRow = { px: number; py: number } & Record<string, string | boolean | null>;
+
 /** The tile's proofs (up to `limit` of them), as points, in a stable order. */
 async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
   const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
-  const rows = await queryRows<{ px: number; py: number } & Record<string, string | boolean | null>>(
+  const rows = await queryRows<PointRow>(
     db,
     sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
       from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
-  return rows.map(toPoint).sort(byUid);
+  const points = new Array<TilePoint>(rows.length);
+  for (let i = 0; i < rows.length; i++) points[i] = toPoint(rows[i]!);
+  return points.sort(byUid);
 }
 
-const toPoint = (row: { px: number; py: number } & Record<string, string | boolean | null>): TilePoint => {
-  const { px, py, ...properties } = row;
-  return { px: Number(px), py: Number(py), properties };
-};
+/** A row as a point: its properties in TILE_PROPERTY_NAMES' order, which is the order the tile writes them in. */
+function toPoint(row: PointRow): TilePoint {
+  const properties: TilePoint["properties"] = {};
+  for (const name of TILE_PROPERTY_NAMES) properties[name] = row[name] ?? null;
+  return { px: Number(row.px), py: Number(row.py), properties };
+}
 
 /** A stable order (uid, then chain: a uid may in principle recur on two chains), so a tile's bytes are stable. */
 const byUid = (a: TilePoint, b: TilePoint): number => {
-  const [ua, ub] = [String(a.properties.uid), String(b.properties.uid)];
+  const [ua, ub] = [a.properties.uid as string, b.properties.uid as string];
   if (ua !== ub) return ua < ub ? -1 : 1;
-  const [ca, cb] = [String(a.properties.chain), String(b.properties.chain)];
+  const [ca, cb] = [a.properties.chain as string, b.properties.chain as string];
   return ca < cb ? -1 : ca > cb ? 1 : 0;
 };
 
