@@ -4,6 +4,7 @@
  */
 import http from "node:http";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { connect, type DbHandle, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
@@ -20,15 +21,43 @@ export function requireNode24(): string {
   return node;
 }
 
-const argv = process.argv.slice(2);
-/** A numeric command-line option (`--name N`), or the fallback. */
-export const option = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i >= 0 ? Number(argv[i + 1]) : fallback;
-};
-export const flag = (name: string) => argv.includes(name);
-/** A text option (`--name value`), or undefined. */
-export const textOption = (name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
+/**
+ * A benchmark's command line (node:util's parseArgs): numeric options (`--name N`, else the default), flags and text
+ * options (`--name value`, else undefined). An option the benchmark does not know, or a number that is not one, stops
+ * it with a message instead of measuring something else than was asked.
+ */
+export function benchArgs<N extends string, F extends string = never, T extends string = never>(spec: {
+  numbers: Record<N, number>;
+  flags?: readonly F[];
+  texts?: readonly T[];
+}): Record<N, number> & Record<F, boolean> & Record<T, string | undefined> {
+  const numbers = Object.keys(spec.numbers) as N[];
+  const options: Record<string, { type: "string" | "boolean" }> = {};
+  for (const name of [...numbers, ...(spec.texts ?? [])]) options[name] = { type: "string" };
+  for (const name of spec.flags ?? []) options[name] = { type: "boolean" };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: process.argv.slice(2), options, strict: true }).values;
+  } catch (error) {
+    console.error(
+      `${(error as Error).message}\noptions: ${Object.keys(options)
+        .map((o) => `--${o}`)
+        .join(" ")}`,
+    );
+    process.exit(2);
+  }
+  const out: Record<string, number | boolean | string | undefined> = { ...values };
+  for (const name of numbers) {
+    const given = values[name];
+    out[name] = given === undefined ? spec.numbers[name] : Number(given);
+    if (!Number.isFinite(out[name])) {
+      console.error(`--${name} takes a number, not ${String(given)}`);
+      process.exit(2);
+    }
+  }
+  for (const name of spec.flags ?? []) out[name] = values[name] === true;
+  return out as Record<N, number> & Record<F, boolean> & Record<T, string | undefined>;
+}
 
 /** The PostgreSQL server the benchmarks create their databases on (never DATABASE_URL's data). */
 export const BENCH_SERVER = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

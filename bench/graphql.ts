@@ -19,6 +19,7 @@ import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
 import { PROOF_PROPERTIES } from "../lib/proofs/properties.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
+  benchArgs,
   benchDatabase,
   benchDatabaseUrl,
   DAY,
@@ -26,7 +27,6 @@ import {
   f1,
   iso,
   lpad,
-  option,
   pad,
   percentile,
   requireNode24,
@@ -35,9 +35,7 @@ import {
 } from "./common.js";
 import { statOf } from "./cores.js";
 
-const ROWS = option("--rows", 1_000_000);
-const ITERATIONS = option("--iterations", 200);
-const WARM_UP = option("--warm-up", 30);
+const ARGS = benchArgs({ numbers: { rows: 1_000_000, iterations: 200, "warm-up": 30 }, flags: ["keep"] });
 const ROUNDS = 10;
 const GOAL = 1.5;
 const NODE24 = requireNode24();
@@ -152,13 +150,13 @@ async function checkSamePage(c: Case, [native, all]: Way[]): Promise<void> {
 }
 
 async function main() {
-  await benchDatabase(SCALE_DB, ROWS, true);
+  await benchDatabase(SCALE_DB, ARGS.rows, true);
   const output = builtOutputCopy();
   const server = await serveOutput(output.dir, NODE24, servedEnv(benchDatabaseUrl(SCALE_DB)));
   base = server.url;
   try {
     console.log(
-      `GraphQL list vs the native list, ${ROWS.toLocaleString("en")} proofs, built functions on Node ${server.version}, ${ITERATIONS} requests per way and case, one at a time\n`,
+      `GraphQL list vs the native list, ${ARGS.rows.toLocaleString("en")} proofs, built functions on Node ${server.version}, ${ARGS.iterations} requests per way and case, one at a time\n`,
     );
     console.log(
       `${pad("case", 22)}${pad("way", 24)}${lpad("p50 ms", 8)}${lpad("p99 ms", 8)}${lpad("CPU ms/req", 12)}${lpad("KB", 7)}${lpad("p50 ×", 8)}${lpad("CPU ×", 8)}`,
@@ -167,8 +165,8 @@ async function main() {
     for (const c of CASES) {
       const list = ways(c);
       await checkSamePage(c, list);
-      for (const w of list) for (let i = 0; i < WARM_UP; i++) await send(w.req);
-      const perRound = Math.ceil(ITERATIONS / ROUNDS);
+      for (const w of list) for (let i = 0; i < ARGS["warm-up"]; i++) await send(w.req);
+      const perRound = Math.ceil(ARGS.iterations / ROUNDS);
       for (let round = 0; round < ROUNDS; round++) {
         for (const w of list) {
           const before = cpuMs(server.pid);

@@ -26,22 +26,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
+  benchArgs,
   benchDatabase,
   benchDatabaseUrl,
   getOk,
   lpad,
-  option,
   pad,
   requireNode24,
   SCALE_DB,
   servedEnv,
-  textOption,
 } from "./common.js";
 import { connectInProcess, ITEMS, type Recorded, startFloors, statementsOf, V0 } from "./statements.js";
 
-const [N1, N2] = (textOption("--requests") ?? "500,2000").split(",").map(Number) as [number, number];
-const ROWS = option("--rows", 1_000_000);
-const ONLY = textOption("--only")?.split(",");
+const ARGS = benchArgs({ numbers: { rows: 1_000_000 }, texts: ["requests", "only"] });
+const [N1, N2] = (ARGS.requests ?? "500,2000").split(",").map(Number) as [number, number];
+const ONLY = ARGS.only?.split(",");
 const NODE24 = requireNode24();
 const DB_URL = benchDatabaseUrl(SCALE_DB);
 
@@ -113,13 +112,13 @@ async function main() {
     throw new Error("valgrind not found: apt-get install valgrind");
   }
   if (!(N2 > N1 && N1 > 0)) throw new Error("--requests N1,N2 with 0 < N1 < N2");
-  await benchDatabase(SCALE_DB, ROWS, true);
+  await benchDatabase(SCALE_DB, ARGS.rows, true);
   // The service's handlers run in this process too, to record the statements the floors replay.
   const handle = await connectInProcess(DB_URL);
   const output = builtOutputCopy();
   try {
     console.log(
-      `bench:instructions: built functions on Node 24 under callgrind, ${ROWS.toLocaleString("en")} proofs, ${N1} then ${N2} sequential requests`,
+      `bench:instructions: built functions on Node 24 under callgrind, ${ARGS.rows.toLocaleString("en")} proofs, ${N1} then ${N2} sequential requests`,
     );
     console.log(
       `${pad("request", 28)} ${lpad("service", 10)} ${lpad("function floor", 15)} ${lpad("bare floor", 11)}  instructions per request`,

@@ -31,27 +31,26 @@ import { sql } from "drizzle-orm";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
+  benchArgs,
   benchDatabaseUrl,
   DAY,
   END,
   f1,
-  flag,
   holdsBenchData,
   iso,
   loadBenchDatabase,
-  option,
   pad,
   percentile,
   requireNode24,
   servedEnv,
 } from "./common.js";
 
-const ROWS = option("--rows", 1_000_000);
-const ITERATIONS = option("--iterations", 100);
-const WARM_UP = option("--warm-up", 40);
-const BUDGET_MS = option("--budget", 60) * 1000;
+const ARGS = benchArgs({
+  numbers: { rows: 1_000_000, iterations: 100, "warm-up": 40, budget: 60 },
+  flags: ["drop"],
+});
+const BUDGET_MS = ARGS.budget * 1000;
 const WARM_UP_CAP_MS = 15_000;
-const DROP = flag("--drop");
 const DB_NAME = "lpqs_bench_peers";
 const PEERS_DIR = "/tmp/lpqs-peers";
 const NODE24 = requireNode24();
@@ -72,21 +71,23 @@ const PEER_COLUMNS = `uid, chain, chain_id, prover, subject, event_timestamp, ev
 
 /** Loads the data unless the database already holds it. */
 async function prepare(): Promise<void> {
-  if (await holdsBenchData(DB_NAME, ROWS)) {
+  if (await holdsBenchData(DB_NAME, ARGS.rows)) {
     const [row] = await admin(
       "select obj_description('public.peer_proofs'::regclass, 'pg_class') as tag where to_regclass('public.peer_proofs') is not null",
       dbUrl,
     );
     if (row?.tag === COPY_TAG) {
-      console.log(`reusing ${DB_NAME} (${ROWS.toLocaleString("en")} proofs, ending ${END.toISOString()})`);
+      console.log(
+        `reusing ${DB_NAME} (${ARGS.rows.toLocaleString("en")} proofs, ending ${END.toISOString()})`,
+      );
       return;
     }
   }
   const started = performance.now();
-  const handle = await loadBenchDatabase(DB_NAME, ROWS);
+  const handle = await loadBenchDatabase(DB_NAME, ARGS.rows);
   try {
     process.stdout.write(
-      `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs; copying them for the peers`,
+      `\rloaded ${ARGS.rows.toLocaleString("en")} synthetic proofs; copying them for the peers`,
     );
     const db = handle.db;
     await db.execute(sql`create extension if not exists postgis`);
@@ -107,7 +108,7 @@ async function prepare(): Promise<void> {
     await db.execute(sql`vacuum analyze peer_proofs`);
     await db.execute(sql.raw(`comment on table peer_proofs is '${COPY_TAG}'`));
     console.log(
-      `\rloaded ${ROWS.toLocaleString("en")} synthetic proofs and their PostGIS copy in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      `\rloaded ${ARGS.rows.toLocaleString("en")} synthetic proofs and their PostGIS copy in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     );
   } finally {
     await handle.close();
@@ -335,9 +336,11 @@ async function main() {
     }
     // Warm-up: what a server does on every request compiled or cached before any is timed (ours: the JIT); a
     // request that takes seconds gains nothing from it, so each (request, server) stops warming after 15 s.
-    console.log(`warm-up: ${WARM_UP} rounds; then ${ITERATIONS} timed per request and server, interleaved`);
+    console.log(
+      `warm-up: ${ARGS["warm-up"]} rounds; then ${ARGS.iterations} timed per request and server, interleaved`,
+    );
     const spent = new Map<string, number>();
-    for (let round = 0; round < WARM_UP; round++) {
+    for (let round = 0; round < ARGS["warm-up"]; round++) {
       for (const r of REQUESTS) {
         for (const s of all) {
           const k = key(r, s);
@@ -350,7 +353,7 @@ async function main() {
     }
     for (const r of REQUESTS) {
       const budget = new Map<string, number>();
-      for (let i = 0; i < ITERATIONS; i++) {
+      for (let i = 0; i < ARGS.iterations; i++) {
         for (const s of all) {
           const k = key(r, s);
           if (checks.get(k)?.excluded || stopped.has(k)) continue;
@@ -377,7 +380,7 @@ async function main() {
     }
 
     say(
-      `\nbench:peers: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${versions.postgres} (PostGIS ${versions.postgis}); ours: built functions on Node ${ours.version}; QGIS Server ${versions.qgis} and MapServer ${versions.mapserver} (FastCGI under lighttpd, one process each); OGC API Features items as GeoJSON, ${ITERATIONS} requests per request and server after ${WARM_UP} rounds of warm-up, interleaved, one at a time; ms`,
+      `\nbench:peers: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${versions.postgres} (PostGIS ${versions.postgis}); ours: built functions on Node ${ours.version}; QGIS Server ${versions.qgis} and MapServer ${versions.mapserver} (FastCGI under lighttpd, one process each); OGC API Features items as GeoJSON, ${ARGS.iterations} requests per request and server after ${ARGS["warm-up"]} rounds of warm-up, interleaved, one at a time; ms`,
     );
     const W = [28, 15, 15, 15, 10];
     say(
@@ -405,7 +408,7 @@ async function main() {
         const p50 = percentile(xs, 0.5);
         p50s.push([s.name, p50]);
         cells.push(
-          `${f1(p50)} / ${f1(percentile(xs, 0.99))}${xs.length < ITERATIONS ? ` n=${xs.length}` : ""}`,
+          `${f1(p50)} / ${f1(percentile(xs, 0.99))}${xs.length < ARGS.iterations ? ` n=${xs.length}` : ""}`,
         );
         if (stopped.has(k)) notes.push(`${r.name}, ${s.name}: ${stopped.get(k)}`);
         for (const n of c.note) notes.push(`${r.name}, ${s.name}: ${n}`);
@@ -435,7 +438,7 @@ async function main() {
     for (const s of all) s.agent.destroy();
     await ours.stop();
     output.remove();
-    if (DROP) {
+    if (ARGS.drop) {
       execFileSync("bash", [fileURLToPath(new URL("peers.sh", import.meta.url)), "stop"], {
         stdio: "inherit",
       });

@@ -43,22 +43,20 @@ import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/loc
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
+  benchArgs,
   benchDatabase,
   benchDatabaseUrl,
   DAY,
   END,
   f1,
-  flag,
   getOk,
   iso,
   lpad,
-  option,
   pad,
   percentile,
   requireNode24,
   SCALE_DB,
   servedEnv,
-  textOption,
 } from "./common.js";
 import { cannotSeparate, postgresPids, postmasterOf, separateCores, statOf } from "./cores.js";
 import {
@@ -72,15 +70,20 @@ import {
   V0,
 } from "./statements.js";
 
-const ROWS = option("--rows", 1_000_000);
-const ITERATIONS = option("--iterations", 100);
-const DURATION = option("--duration", 10);
-const HARVEST_BUDGET_S = option("--harvest-budget", 300);
-const WARM_UP = option("--warm-up", 40);
-const KEEP = flag("--keep");
-const ONLY = textOption("--only")?.split(",");
+const ARGS = benchArgs({
+  numbers: {
+    rows: 1_000_000,
+    iterations: 100,
+    "deep-iterations": 20,
+    duration: 10,
+    "harvest-budget": 300,
+    "warm-up": 40,
+  },
+  flags: ["keep"],
+  texts: ["only", "cpu-prof"],
+});
+const ONLY = ARGS.only?.split(",");
 const runs = (section: "latency" | "harvest" | "write" | "throughput") => !ONLY || ONLY.includes(section);
-const CPU_PROF = textOption("--cpu-prof");
 const NODE24 = requireNode24();
 
 const dbUrl = benchDatabaseUrl(SCALE_DB);
@@ -133,7 +136,6 @@ const DEEP: RequestType[] = [
   { name: "ogc offset=500000", path: `${ITEMS}?offset=500000` },
   { name: "v0 offset=500000", path: `${V0}?offset=500000` },
 ];
-const DEEP_ITERATIONS = option("--deep-iterations", 20);
 
 /**
  * The keys-only statement inside a keys-first page statement (`… where (chain_id, uid) in (select … offset $n)
@@ -258,13 +260,13 @@ function pageOf(path: string, body: Buffer): Page {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main() {
-  await benchDatabase(SCALE_DB, ROWS, KEEP);
+  await benchDatabase(SCALE_DB, ARGS.rows, ARGS.keep);
   const output = builtOutputCopy();
   const server = await serveOutput(
     output.dir,
     NODE24!,
     servedEnv(dbUrl),
-    CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : [],
+    ARGS["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", ARGS["cpu-prof"]] : [],
   );
   base = server.url;
   const floors = await startFloors(dbUrl, NODE24!);
@@ -285,18 +287,18 @@ async function main() {
   };
   try {
     say(
-      `\nbench:scale: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${(await admin("show server_version"))[0]!.server_version}, server: built functions on Node ${server.version}; ${ITERATIONS} requests per type, each HTTP request followed by the same SQL`,
+      `\nbench:scale: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${(await admin("show server_version"))[0]!.server_version}, server: built functions on Node ${server.version}; ${ARGS.iterations} requests per type, each HTTP request followed by the same SQL`,
     );
     say(
       `\n${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("p99", 7)} ${lpad("SQL p50", 8)} ${lpad("p99", 7)} ${lpad("floor", 6)} ${lpad("ratio", 6)} ${lpad("CPU ms", 7)}  goal p50 <= 1.5xSQL+1`,
     );
     const latency: Record<string, { http: number; sql: number }> = {};
     // A deployed function serves warm under steady traffic (its cold start is bench:cold's figure): every request
-    // type runs WARM_UP times first, as a whole, so that the code all of them share is compiled by the JIT before any
+    // type runs --warm-up times first, as a whole, so that the code all of them share is compiled by the JIT before any
     // is timed. (Five requests each had left the first types timed on unoptimised code: twice the CPU.) The write
     // section's requests are among them.
     if (runs("latency") || runs("write")) {
-      for (let round = 0; round < WARM_UP; round++) {
+      for (let round = 0; round < ARGS["warm-up"]; round++) {
         for (const r of REQUESTS) await get(r.path).catch(() => undefined);
       }
     }
@@ -314,7 +316,7 @@ async function main() {
       let cpu = 0;
       let last: Page | undefined;
       let failure = "";
-      for (let i = -10; i < ITERATIONS && !failure; i++) {
+      for (let i = -10; i < ARGS.iterations && !failure; i++) {
         const before = cpuMs(server.pid);
         const res = await get(r.path).catch((error: Error) => error);
         if (res instanceof Error) {
@@ -346,13 +348,13 @@ async function main() {
       latency[r.name] = { http: h50, sql: s50 };
       const matched = last?.matched === undefined ? "omitted" : String(last.matched);
       say(
-        `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad(f1(percentile(floorTimes, 0.5)), 6)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ITERATIONS).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
+        `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad(f1(percentile(floorTimes, 0.5)), 6)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ARGS.iterations).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
       );
     }
 
     if (runs("latency")) {
       say(
-        `\nDeep offsets (${DEEP_ITERATIONS} requests each): HTTP, the service's SQL and its keys-only statement, each request followed by both`,
+        `\nDeep offsets (${ARGS["deep-iterations"]} requests each): HTTP, the service's SQL and its keys-only statement, each request followed by both`,
       );
       say(
         `${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("SQL p50", 8)} ${lpad("keys p50", 9)} ${lpad("ratio", 6)}  goal HTTP p50 <= 1.5xkeys+1`,
@@ -369,7 +371,7 @@ async function main() {
       const sqlTimes: number[] = [];
       const keysTimes: number[] = [];
       let matched = "";
-      for (let i = -2; i < DEEP_ITERATIONS; i++) {
+      for (let i = -2; i < ARGS["deep-iterations"]; i++) {
         const res = await get(r.path);
         let started = performance.now();
         await replay(sqlClient, recorded.statements);
@@ -401,7 +403,7 @@ async function main() {
       const started = performance.now();
       let complete = true;
       while (path) {
-        if (performance.now() - started > HARVEST_BUDGET_S * 1000) {
+        if (performance.now() - started > ARGS["harvest-budget"] * 1000) {
           complete = false;
           break;
         }
@@ -416,7 +418,7 @@ async function main() {
       }
       const seconds = (performance.now() - started) / 1000;
       say(
-        `${pad(start, 50)} ${complete ? "complete" : `STOPPED after ${HARVEST_BUDGET_S} s`}: ${visited.length} pages, ${seen.size.toLocaleString("en")} proofs (${expected?.toLocaleString("en")} matched), ${duplicates} duplicates, ${seconds.toFixed(1)} s  goal <= 60 s: ${complete && seconds <= 60 ? "met" : "MISSED"}`,
+        `${pad(start, 50)} ${complete ? "complete" : `STOPPED after ${ARGS["harvest-budget"]} s`}: ${visited.length} pages, ${seen.size.toLocaleString("en")} proofs (${expected?.toLocaleString("en")} matched), ${duplicates} duplicates, ${seconds.toFixed(1)} s  goal <= 60 s: ${complete && seconds <= 60 ? "met" : "MISSED"}`,
       );
       const pages = {
         first: visited[0]!,
@@ -440,7 +442,7 @@ async function main() {
     for (const r of runs("write") ? AFTER_WRITE : []) {
       const http: number[] = [];
       let failed = "";
-      for (let i = 0; i < Math.max(10, Math.floor(ITERATIONS / 4)) && !failed; i++) {
+      for (let i = 0; i < Math.max(10, Math.floor(ARGS.iterations / 4)) && !failed; i++) {
         await write();
         const res = await get(r.path).catch((error: Error) => error);
         if (res instanceof Error) failed = res.message.slice(0, 120);
@@ -482,10 +484,10 @@ async function main() {
         const { statements } = recorded;
         await floors.set(recorded);
         let failed = 0;
-        /** autocannon at 16 connections against `url` for DURATION, and the CPU per request of `pid` meanwhile. */
+        /** autocannon at 16 connections against `url` for --duration seconds, and the CPU per request of `pid` meanwhile. */
         const load = (pid: number, url: string) =>
           cpuPerRequest(pid, async () => {
-            const result = await autocannon({ url, connections: 16, duration: DURATION });
+            const result = await autocannon({ url, connections: 16, duration: ARGS.duration });
             failed += result.non2xx + result.errors;
             return result.requests.total;
           });
@@ -494,7 +496,7 @@ async function main() {
         const functionFloored = await load(functionFloor.pid, functionFloor.urlFor(r.path));
         const raw = await cpuPerRequest(undefined, async () => {
           let done = 0;
-          const until = performance.now() + DURATION * 1000;
+          const until = performance.now() + ARGS.duration * 1000;
           await Promise.all(
             Array.from({ length: 16 }, async () => {
               const client = await pool.connect();
@@ -511,7 +513,7 @@ async function main() {
           return done;
         });
         const [httpRps, floorRps, functionFloorRps, sqlRps] = [http, floored, functionFloored, raw].map(
-          (x) => x.requests / DURATION,
+          (x) => x.requests / ARGS.duration,
         ) as [number, number, number, number];
         const percent = (rps: number) => `${((100 * rps) / sqlRps).toFixed(0)}%`;
         const split = (x: { server: number; postgres: number; client: number }, server = true) =>
@@ -524,7 +526,7 @@ async function main() {
       }
     };
     if (runs("throughput")) {
-      const what = `${DURATION} s each: HTTP (autocannon), the bare floor and the function floor vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`;
+      const what = `${ARGS.duration} s each: HTTP (autocannon), the bare floor and the function floor vs the same SQL (16 node-postgres connections);\nCPU ms per request of the server / PostgreSQL / the client (autocannon, or node-postgres for SQL), goal HTTP >= 60% of SQL`;
       await throughput(
         `Throughput at 16 connections, all on the machine's ${availableParallelism()} CPUs, ${what}`,
       );
@@ -554,7 +556,7 @@ async function main() {
     await floors.stop();
     await server.stop();
     output.remove();
-    if (!KEEP) await admin(`drop database if exists ${SCALE_DB} with (force)`);
+    if (!ARGS.keep) await admin(`drop database if exists ${SCALE_DB} with (force)`);
   }
 }
 

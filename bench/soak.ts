@@ -32,15 +32,14 @@ import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
+  benchArgs,
   benchDatabase,
   benchDatabaseUrl,
   DAY,
   END,
   f1,
-  flag,
   iso,
   lpad,
-  option,
   pad,
   percentile,
   ROOT,
@@ -50,13 +49,10 @@ import {
 import { statOf } from "./cores.js";
 import { ITEMS, SHAPES, V0 } from "./statements.js";
 
-const MINUTES = option("--minutes", 10);
-const CONNECTIONS = option("--connections", 32);
-const ROWS = option("--rows", 100_000);
-const WRITE_EVERY_S = option("--write-every", 5);
-const BATCH = option("--batch", 3);
-const WARM_UP = option("--warm-up", 20);
-const KEEP = flag("--keep");
+const ARGS = benchArgs({
+  numbers: { minutes: 10, connections: 32, rows: 100_000, "write-every": 5, batch: 3, "warm-up": 20 },
+  flags: ["keep"],
+});
 const NODE24 = requireNode24();
 const SOAK_DB = "lpqs_bench_soak";
 const SECRET = "soak-cron-secret";
@@ -128,7 +124,7 @@ const cpuTicksOf = (pid: number) => {
 };
 
 async function main() {
-  await benchDatabase(SOAK_DB, ROWS, KEEP);
+  await benchDatabase(SOAK_DB, ARGS.rows, ARGS.keep);
   const dbUrl = benchDatabaseUrl(SOAK_DB);
   // A run starts from a fresh chain: no sync state of an earlier one.
   await admin("truncate sync_state, sync_blocks, sync_runs", dbUrl);
@@ -146,18 +142,18 @@ async function main() {
   });
   const base = server.url;
   const paths = mix();
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: ARGS.connections });
   const uidAt = (i: number) => sampleUids[(i * 7919) % sampleUids.length]!;
   // A deployed function serves warm under steady traffic (its cold start is bench:cold's figure): every request of
-  // the mix runs WARM_UP times first, so that the minutes time compiled code.
+  // the mix runs ARGS["warm-up"] times first, so that the minutes time compiled code.
   let warmUpErrors = 0;
-  for (let round = 0; round < WARM_UP; round++) {
+  for (let round = 0; round < ARGS["warm-up"]; round++) {
     const answers = await Promise.all(paths.map((p, k) => get(base, p.path(uidAt(round * 31 + k)), agent)));
     warmUpErrors += answers.filter((r) => !("status" in r) || r.status !== 200).length;
   }
   const started = Date.now();
   const minuteOf = (t: number) => Math.floor((t - started) / 60_000);
-  const minutes: Minute[] = Array.from({ length: MINUTES }, () => ({
+  const minutes: Minute[] = Array.from({ length: ARGS.minutes }, () => ({
     latencies: [],
     errors: 0,
     crons: [],
@@ -169,7 +165,7 @@ async function main() {
   let stopping = false;
 
   console.log(
-    `soak: ${MINUTES} min, ${CONNECTIONS} connections of mixed reads against the built functions on Node ${server.version} over PostgreSQL ${(await admin("show server_version"))[0]!.server_version} (${ROWS.toLocaleString("en")} synthetic proofs); devnet at ${devnet.rpcUrl}, ${BATCH} proofs written every ${WRITE_EVERY_S} s, cron every minute`,
+    `soak: ${ARGS.minutes} min, ${ARGS.connections} connections of mixed reads against the built functions on Node ${server.version} over PostgreSQL ${(await admin("show server_version"))[0]!.server_version} (${ARGS.rows.toLocaleString("en")} synthetic proofs); devnet at ${devnet.rpcUrl}, ${ARGS.batch} proofs written every ${ARGS["write-every"]} s, cron every minute`,
   );
 
   /** Marks the written proofs the single-proof endpoint now serves. */
@@ -198,7 +194,7 @@ async function main() {
     async () => {
       const at = Date.now();
       const line = await runCron().catch((e: Error) => `failed: ${e.message}`);
-      minutes[Math.min(minuteOf(at), MINUTES - 1)]?.crons.push(line);
+      minutes[Math.min(minuteOf(at), ARGS.minutes - 1)]?.crons.push(line);
     },
   );
 
@@ -206,7 +202,7 @@ async function main() {
   let sequence = 0;
   const writer = (async () => {
     while (!stopping) {
-      const items = Array.from({ length: BATCH }, () => {
+      const items = Array.from({ length: ARGS.batch }, () => {
         const i = sequence++;
         const lon = ((i * 37.77) % 340) - 170;
         const lat = ((i * 13.31) % 140) - 70;
@@ -226,7 +222,7 @@ async function main() {
       for (const uid of uids) written.push({ uid, at });
       const m = minutes[minuteOf(at)];
       if (m) m.written += uids.length;
-      await new Promise((r) => setTimeout(r, WRITE_EVERY_S * 1000));
+      await new Promise((r) => setTimeout(r, ARGS["write-every"] * 1000));
     }
   })();
 
@@ -234,7 +230,7 @@ async function main() {
   let lastTicks = cpuTicksOf(server.pid);
   let lastSample = Date.now();
   const sample = () => {
-    const m = minutes[Math.min(minuteOf(Date.now() - 1000), MINUTES - 1)];
+    const m = minutes[Math.min(minuteOf(Date.now() - 1000), ARGS.minutes - 1)];
     if (!m || m.rssMb !== undefined) return;
     const ticks = cpuTicksOf(server.pid);
     m.rssMb = rssMbOf(server.pid);
@@ -245,9 +241,9 @@ async function main() {
   const sampler = setInterval(sample, 60_000);
 
   // The readers.
-  const deadline = started + MINUTES * 60_000;
+  const deadline = started + ARGS.minutes * 60_000;
   const byType = paths.map(() => [] as number[]);
-  const clients = Array.from({ length: CONNECTIONS }, async (_, c) => {
+  const clients = Array.from({ length: ARGS.connections }, async (_, c) => {
     for (let i = c; Date.now() < deadline; i++) {
       const k = i % paths.length;
       const path = paths[k]!.path(uidAt(i + c));
@@ -335,7 +331,7 @@ async function main() {
     await server.stop();
     output.remove();
     await devnet.stop();
-    if (KEEP) {
+    if (ARGS.keep) {
       // Take out what the soak added, so that the next run finds the data as loaded.
       await admin("delete from location_proofs where chain = 'devnet'", dbUrl);
       await admin("truncate sync_state, sync_blocks, sync_runs", dbUrl);

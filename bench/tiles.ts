@@ -41,24 +41,22 @@ import { MAX_LATITUDE, type TileAddress } from "../lib/tiles/web-mercator.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
+  benchArgs,
   benchDatabase,
   benchDatabaseUrl,
   f1,
-  flag,
   getOk,
   lpad,
-  option,
   pad,
   percentile,
   requireNode24,
   servedEnv,
 } from "./common.js";
 
-const ROWS = option("--rows", 1_000_000);
-const ITERATIONS = option("--iterations", 15);
-const WARM_UP = option("--warm-up", 3);
-const MAX_Z = option("--max-zoom", 16);
-const KEEP = flag("--keep");
+const ARGS = benchArgs({
+  numbers: { rows: 1_000_000, iterations: 15, "warm-up": 3, "max-zoom": 16 },
+  flags: ["keep"],
+});
 const NODE24 = requireNode24();
 const DB = "lpqs_bench_tiles";
 const dbUrl = benchDatabaseUrl(DB);
@@ -150,7 +148,7 @@ const POSTGIS_TILE = `select ST_AsMVT(q, '${POINTS_LAYER}', 4096, 'geom') as mvt
     from tile_peer_points where geom && ST_TileEnvelope($1, $2, $3)) q`;
 
 async function main() {
-  await benchDatabase(DB, ROWS, KEEP);
+  await benchDatabase(DB, ARGS.rows, ARGS.keep);
   const postgis = await preparePostgis();
   const output = builtOutputCopy();
   const server = await serveOutput(output.dir, NODE24!, servedEnv(dbUrl));
@@ -163,7 +161,7 @@ async function main() {
     const version = (await admin("show server_version"))[0]!.server_version;
     const pgis = postgis ? (await admin("select postgis_lib_version() as v", dbUrl))[0]!.v : "none";
     console.log(
-      `\nbench:tiles: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${version} (PostGIS ${pgis}); server: built functions on Node ${server.version}; ${ITERATIONS} requests per tile after ${WARM_UP} rounds of warm-up, interleaved, one at a time; ms`,
+      `\nbench:tiles: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${version} (PostGIS ${pgis}); server: built functions on Node ${server.version}; ${ARGS.iterations} requests per tile after ${ARGS["warm-up"]} rounds of warm-up, interleaved, one at a time; ms`,
     );
 
     // The z0 tile holds every proof with coordinates: its clusters' counts add up to their number.
@@ -189,8 +187,8 @@ async function main() {
       ["sparse", 20.5, -12.5],
       ...picks.map((p, i): [string, number, number] => [`proof ${i + 1}`, p.longitude, p.latitude]),
     ];
-    const zooms = Array.from({ length: MAX_Z + 1 }, (_, z) => z);
-    const tilesOf = (query: string, maxZ = MAX_Z): Tile[] =>
+    const zooms = Array.from({ length: ARGS["max-zoom"] + 1 }, (_, z) => z);
+    const tilesOf = (query: string, maxZ = ARGS["max-zoom"]): Tile[] =>
       zooms
         .filter((z) => z <= maxZ)
         .flatMap((z) => {
@@ -207,13 +205,13 @@ async function main() {
       const url = (tile: Tile) => `${server.url}${TILES}/${name(tile.t)}${tile.query}`;
       const times = new Map<Tile, number[]>(tiles.map((t) => [t, []]));
       const bodies = new Map<Tile, Buffer>();
-      for (let round = 0; round < WARM_UP + ITERATIONS; round++) {
+      for (let round = 0; round < ARGS["warm-up"] + ARGS.iterations; round++) {
         for (const tile of tiles) {
           if (write) written.push(await writeInto(handle.db, tile.t));
           const started = performance.now();
           const body = await getOk(url(tile), agent);
           const ms = performance.now() - started;
-          if (round >= WARM_UP) times.get(tile)!.push(ms);
+          if (round >= ARGS["warm-up"]) times.get(tile)!.push(ms);
           bodies.set(tile, body);
         }
       }
@@ -240,7 +238,7 @@ async function main() {
     };
 
     const all = tilesOf("");
-    const plain = await run("Every tile, z0 to z" + MAX_Z, all, false);
+    const plain = await run("Every tile, z0 to z" + ARGS["max-zoom"], all, false);
     await run("Right after a write (a proof inserted into the tile before each request)", all, true);
     await run(
       `With a chain filter (chain=base), z0 to z${COUNTS_MAX_ZOOM}`,
@@ -265,11 +263,11 @@ async function main() {
       const timed = async (build: () => Promise<number>): Promise<{ ms: number; bytes: number }> => {
         const times: number[] = [];
         let bytes = 0;
-        for (let i = 0; i < WARM_UP + ITERATIONS; i++) {
+        for (let i = 0; i < ARGS["warm-up"] + ARGS.iterations; i++) {
           const started = performance.now();
           bytes = await build();
           const ms = performance.now() - started;
-          if (i >= WARM_UP || ms >= 1000) times.push(ms);
+          if (i >= ARGS["warm-up"] || ms >= 1000) times.push(ms);
           // A tile of every point can take seconds: once is enough there.
           if (ms >= 1000) break;
         }
@@ -329,7 +327,7 @@ async function main() {
     agent.destroy();
     await server.stop();
     output.remove();
-    if (!KEEP) await admin(`drop database if exists ${DB} with (force)`);
+    if (!ARGS.keep) await admin(`drop database if exists ${DB} with (force)`);
   }
 }
 

@@ -33,6 +33,22 @@ export const MULTICALL3_ADDRESS = "0xcA11bde05977b3631167028862bE2a173976CA11";
 
 const SCHEMA_UID = LOCATION_SCHEMA_UID as `0x${string}`;
 
+// Local anvil started by `npm run dev` and the tests. Its contract addresses are deterministic because the dev
+// deployer deploys them from anvil's first account at nonces 0 and 1 on a fresh chain.
+const DEVNET: ChainDefinition = {
+  name: "devnet",
+  chainId: 31337,
+  displayName: "Local devnet (anvil)",
+  eas: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+  schemaRegistry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  schemaUid: SCHEMA_UID,
+  startBlock: 0,
+  schemaStartBlock: 0,
+  confirmations: 2,
+  publicRpcUrls: [],
+  multicall3: true,
+};
+
 export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
   {
     name: "arbitrum",
@@ -117,36 +133,10 @@ export const CHAIN_DEFINITIONS: readonly ChainDefinition[] = [
     publicRpcUrls: ["https://sepolia.base.org"],
     multicall3: true,
   },
-  {
-    // Local anvil started by `npm run dev` and the tests. Its contract addresses are deterministic because the dev
-    // deployer deploys them from anvil's first account at nonces 0 and 1 on a fresh chain.
-    name: "devnet",
-    chainId: 31337,
-    displayName: "Local devnet (anvil)",
-    eas: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
-    schemaRegistry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-    schemaUid: SCHEMA_UID,
-    startBlock: 0,
-    schemaStartBlock: 0,
-    confirmations: 2,
-    publicRpcUrls: [],
-    multicall3: true,
-  },
-  {
-    // A second local anvil (its own chain id, same deterministic addresses), so that `npm run dev` and the tests
-    // sync several chains at once.
-    name: "devnet2",
-    chainId: 31338,
-    displayName: "Local devnet 2 (anvil)",
-    eas: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
-    schemaRegistry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-    schemaUid: SCHEMA_UID,
-    startBlock: 0,
-    schemaStartBlock: 0,
-    confirmations: 2,
-    publicRpcUrls: [],
-    multicall3: true,
-  },
+  DEVNET,
+  // A second local anvil (its own chain id, same deterministic addresses), so that `npm run dev` and the tests
+  // sync several chains at once.
+  { ...DEVNET, name: "devnet2", chainId: 31338, displayName: "Local devnet 2 (anvil)" },
 ];
 
 export const CHAIN_NAMES = CHAIN_DEFINITIONS.map((c) => c.name);
