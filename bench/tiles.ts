@@ -278,6 +278,7 @@ async function main() {
         return (rows[0]?.mvt as Buffer | null)?.length ?? 0;
       };
       const same: { own: number; copy: number; ours: number; peerOwn: number; peerCopy: number }[] = [];
+      const every: { ours: number; oursKb: number; peer: number; peerKb: number }[] = [];
       for (const tile of all) {
         const ours = plain.bodies.get(tile)!;
         const kind = decode(ours);
@@ -288,6 +289,13 @@ async function main() {
         const own = await timed(postgisTile(POSTGIS_OWN_TABLE, tile.t));
         const copy = await timed(postgisTile(POSTGIS_TILE, tile.t));
         const isSame = kind.clusters === 0;
+        if (!isSame)
+          every.push({
+            ours: built.ms,
+            oursKb: ours.length / 1024,
+            peer: Math.min(own.ms, copy.ms),
+            peerKb: copy.bytes / 1024,
+          });
         if (isSame)
           same.push({
             own: built.ms / own.ms,
@@ -302,6 +310,22 @@ async function main() {
       }
       const range = (xs: number[], digits = 2) =>
         `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)} (median ${percentile(xs, 0.5).toFixed(digits)})`;
+      if (every.length)
+        console.log(
+          `\nWhere PostGIS would send every point (${every.length} tiles): PostGIS (the faster of its two) ${range(
+            every.map((x) => x.peer),
+            1,
+          )} ms, ${range(
+            every.map((x) => x.peerKb),
+            1,
+          )} KB; ours ${range(
+            every.map((x) => x.ours),
+            1,
+          )} ms, ${range(
+            every.map((x) => x.oursKb),
+            1,
+          )} KB`,
+        );
       if (same.length)
         console.log(
           `\nWhere both send the same points (${same.length} tiles): ours ${range(
