@@ -238,7 +238,7 @@ async function main() {
     };
 
     const all = tilesOf("");
-    const plain = await run("Every tile, z0 to z" + ARGS["max-zoom"], all, false);
+    const plain = await run(`Every tile, z0 to z${ARGS["max-zoom"]}`, all, false);
     await run("Right after a write (a proof inserted into the tile before each request)", all, true);
     await run(
       `With a chain filter (chain=base), z0 to z${COUNTS_MAX_ZOOM}`,
