@@ -236,3 +236,39 @@ export const protocolVersionListParam = listParam(
 const typeMessage = `locationType must be one or more of: ${LOCATION_TYPES.join(", ")}`;
 /** `locationType`: one or more location types of the protocol's vocabulary, comma-separated (matched normalised). */
 export const locationTypeListParam = listParam(v.picklist(LOCATION_TYPES, typeMessage), typeMessage);
+
+/** `near=lon,lat`: the centre of a proximity search, in degrees (CRS84). */
+export const nearParam = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const parts = dataset.value.split(",").map((s) => s.trim());
+    if (parts.length !== 2 || !parts.every((s) => NUMBER.test(s))) {
+      addIssue({ message: "near must be 2 comma-separated numbers: lon,lat (degrees, CRS84)" });
+      return NEVER;
+    }
+    const [lon, lat] = parts.map(Number) as [number, number];
+    if (!(lon >= -180 && lon <= 180)) {
+      addIssue({ message: `near longitude (${lon}) must lie in [-180, 180]` });
+      return NEVER;
+    }
+    if (!(lat >= -90 && lat <= 90)) {
+      addIssue({ message: `near latitude (${lat}) must lie in [-90, 90]` });
+      return NEVER;
+    }
+    return { lon, lat };
+  }),
+);
+
+/**
+ * `radius`: metres, more than 0 and at most `max` (half the Earth's circumference: every point lies within it).
+ * Decimal numbers are allowed.
+ */
+export const radiusParam = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(NUMBER, `radius must be a number of metres, more than 0 and at most ${max}`),
+    v.transform(Number),
+    v.number(),
+    v.gtValue(0, "radius must be more than 0 (metres)"),
+    v.maxValue(max, `radius must be at most ${max} metres (half the Earth's circumference)`),
+  );

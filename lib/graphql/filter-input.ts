@@ -11,6 +11,7 @@ import {
 import * as v from "valibot";
 import { badParameter } from "../http/errors.js";
 import { cursorParam, integerParam } from "../params.js";
+import { proximityOf } from "../proximity-params.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, LIST_PARAMS, type ListQuery } from "../v0/list-params.js";
 import { parameterSchema } from "../v0/openapi-params.js";
 
@@ -25,8 +26,11 @@ import { parameterSchema } from "../v0/openapi-params.js";
  * exactly the same filters with the same messages.
  */
 
-/** The native list parameters that page or pick a format: GraphQL pages with first/after, and answers JSON. */
-const NOT_FILTERS = new Set(["limit", "offset", "cursor", "f"]);
+/**
+ * The native list parameters that page, order or pick a format: GraphQL pages with first/after, newest first, and
+ * answers JSON. (near and radius are filters here as natively; the nearest-first order is the REST APIs'.)
+ */
+const NOT_FILTERS = new Set(["limit", "offset", "cursor", "sort", "f"]);
 
 type Entries = Record<string, v.GenericSchema>;
 const FILTER_PARAMS: Entries = Object.fromEntries(
@@ -83,7 +87,7 @@ function asParameterText(value: unknown): string {
 }
 
 /** The parsed filter parameters: the native list query but its paging and format. */
-export type FilterQuery = Omit<ListQuery, "limit" | "offset" | "cursor" | "f">;
+export type FilterQuery = Omit<ListQuery, "limit" | "offset" | "cursor" | "sort" | "f">;
 
 /**
  * A LocationProofFilter value checked by the native validators: the parsed query, or a 400 naming the filter field
@@ -98,7 +102,11 @@ export function parseFilter(
     if (value !== null && value !== undefined) raw[name] = asParameterText(value);
   }
   const result = v.safeParse(FILTER_SCHEMA, raw);
-  if (result.success) return result.output as FilterQuery;
+  if (result.success) {
+    // near and radius come as a pair, as natively (the same check, naming the filter's field).
+    proximityOf(result.output as FilterQuery, undefined, `${argument}.`);
+    return result.output as FilterQuery;
+  }
   const issue = result.issues[0];
   const key = issue.path?.[0]?.key;
   const name = typeof key === "string" ? key : "";

@@ -9,9 +9,12 @@ import {
   datetimeParam,
   integerParam,
   locationTypeListParam,
+  nearParam,
   protocolVersionListParam,
+  radiusParam,
   schemaListParam,
 } from "../params.js";
+import { MAX_RADIUS_M } from "../proofs/near.js";
 import { FILTER_LANGS } from "./cql2/index.js";
 import { CRS84, OGC_MAX_LIMIT } from "./vocabulary.js";
 
@@ -45,6 +48,8 @@ export const ITEMS_PARAMS = {
   cursor: v.optional(cursorParam),
   bbox: v.optional(bboxParam("bbox", true)),
   "bbox-crs": v.optional(crsParam("bbox-crs")),
+  near: v.optional(nearParam),
+  radius: v.optional(radiusParam(MAX_RADIUS_M)),
   datetime: v.optional(datetimeParam),
   chain: v.optional(chainListParam(CHAIN_NAMES)),
   schema: v.optional(

@@ -9,8 +9,11 @@ import { proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
 import { type ProofFilter, type SpatialTarget, sourceFilter } from "../proofs/filter.js";
 import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
+import { withDistance } from "../proofs/near.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
+import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
+import { proximityOf } from "../proximity-params.js";
 import { cql2Filter } from "./cql2/index.js";
 import { type OgcFeature, toFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
@@ -36,13 +39,15 @@ const target = (c: Collection): SpatialTarget => (c.geometry === "point" ? "poin
  * bbox and datetime follow OGC API - Features Part 1: they also match features without geometry or event time
  * (bboxMatchesMissing, timesMatchMissing); a CQL2 filter keeps CQL2's rule (a predicate on a null is not true).
  */
-export function itemsFilter(q: ItemsQuery, collection: Collection): ProofFilter {
+export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSpec[]): ProofFilter {
+  const near = proximityOf(q, { parameter: "sortby", nearest: isDistanceSort(sort) });
   return {
     includeRevoked: true,
     bboxMatchesMissing: true,
     timesMatchMissing: true,
     bboxOn: target(collection),
     ...(q.bbox ? { bbox: q.bbox } : {}),
+    ...(near ? { near } : {}),
     ...(q.chain ? { chains: q.chain } : {}),
     ...sourceFilter(q),
     ...(q.prover ? { prover: q.prover } : {}),
@@ -72,9 +77,9 @@ export async function getItems(
   collection: Collection,
 ): Promise<{ doc: FeatureCollection; start: number; featureTexts?: string[] }> {
   const limit = q.limit ?? OGC_DEFAULT_LIMIT;
-  const filter = itemsFilter(q, collection);
-  const items = PATHS.items(collection.id);
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
+  const filter = itemsFilter(q, collection, sort);
+  const items = PATHS.items(collection.id);
   // GeoJSON is written by PostgreSQL (lib/proofs/json-sql.ts): `features` stays empty and `featureTexts` holds the
   // features' JSON, spliced in by the response. The HTML view is built from the rows.
   const json =
@@ -86,8 +91,21 @@ export async function getItems(
     ...(sort ? { sort } : {}),
     ...(json ? { json } : {}),
   });
-  const featureTexts = json ? (rows as JsonRow[]).map((row) => row.json) : undefined;
-  const features = featureTexts ? [] : rows.map((row) => toFeature(row, collection));
+  // In a proximity query each feature's properties end with its distance (metres): the feature's text ends with
+  // its properties object, the last member PostgreSQL wrote (lib/proofs/json-sql.ts).
+  const featureTexts = json
+    ? (rows as JsonRow[]).map((row) =>
+        row.distance === undefined ? row.json : withDistance(row.json, row.distance, "}}"),
+      )
+    : undefined;
+  const features = featureTexts
+    ? []
+    : rows.map((row) => {
+        const feature = toFeature(row, collection);
+        return row.distance === undefined
+          ? feature
+          : { ...feature, properties: { ...feature.properties, distance: row.distance } };
+      });
   // The query string as received, for operators (and the GDAL client check, which verifies that a -where filter
   // reached the server): the shared request log line records only the path.
   log("debug", "ogc items", {

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
+import { MAX_RADIUS_M } from "../proofs/near.js";
 import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { TILE_MATRIX_SET_IDS } from "../tiles/tile-matrix-set.js";
 import { CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER, TILE_FILTER_NAMES } from "../tiles/tile-rules.js";
@@ -246,11 +247,25 @@ const itemsParameters = (c: Collection): Param[] => [
   }),
   query("filter-crs", "CRS of geometry literals in filter; only CRS84.", { type: "string", enum: [CRS84] }),
   query(
+    "near",
+    `lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.`,
+    { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
+    { style: "form", explode: false },
+  ),
+  query(
+    "radius",
+    `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
+    { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
+  ),
+  query(
     "sortby",
-    "Comma-separated properties, '-' for descending (e.g. -event_timestamp).",
+    "Comma-separated properties, '-' for descending (e.g. -event_timestamp); or distance alone: nearest first (then uid, then chain id), with near and radius.",
     {
       type: "array",
-      items: { type: "string", pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$` },
+      items: {
+        type: "string",
+        pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$|^\\+?distance$`,
+      },
     },
     { style: "form", explode: false },
   ),
@@ -544,7 +559,15 @@ export function openApiDocument(request: Request) {
           type: "object",
           description: "The proof's properties, as in the native API (without its geometry and bbox)",
           required: OGC_PROPERTIES.map((q) => q.name),
-          properties: Object.fromEntries(OGC_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "openapi-3.0")])),
+          properties: {
+            ...Object.fromEntries(OGC_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "openapi-3.0")])),
+            distance: {
+              type: "number",
+              minimum: 0,
+              description:
+                "Great-circle distance in metres from `near` to the representative point: only in items asked with near and radius",
+            },
+          },
         },
         pointGeometry: {
           type: "object",

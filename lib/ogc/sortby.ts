@@ -1,6 +1,6 @@
 import { badParameter } from "../http/errors.js";
 import { proofProperty, SORTABLE_PROPERTIES } from "../proofs/properties.js";
-import type { SortSpec } from "../proofs/sort.js";
+import { DISTANCE, type SortSpec } from "../proofs/sort.js";
 
 /**
  * `sortby` (OGC API - Features Part 8 syntax, as pygeoapi and tipg accept it): a comma-separated list of
@@ -9,14 +9,24 @@ import type { SortSpec } from "../proofs/sort.js";
  */
 export function parseSortby(value: string): SortSpec[] {
   const specs: SortSpec[] = [];
-  for (const raw of value.split(",")) {
-    const item = raw.trim();
+  const items = value.split(",").map((raw) => raw.trim());
+  for (const item of items) {
     const descending = item.startsWith("-");
     const field = item.replace(/^[+-]/, "");
+    // `distance`: nearest first, from near (lib/proofs/nearest.ts); the order's whole key, ascending only.
+    if (field === DISTANCE) {
+      if (descending || items.length > 1) {
+        throw badParameter(
+          "sortby",
+          "sortby: distance (nearest first) stands alone and ascending: sortby=distance",
+        );
+      }
+      return [{ field, descending: false }];
+    }
     if (!proofProperty(field)?.sortable) {
       throw badParameter(
         "sortby",
-        `sortby: unknown property '${field}'. Sortable: ${SORTABLE_PROPERTIES.map((q) => q.name).join(", ")}`,
+        `sortby: unknown property '${field}'. Sortable: ${SORTABLE_PROPERTIES.map((q) => q.name).join(", ")}, or distance (nearest first, with near and radius)`,
       );
     }
     if (specs.some((s) => s.field === field))

@@ -1,5 +1,6 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { boundsBox, locationProofs as p, spanningBoundsBox } from "../../db/schema.js";
+import { circleBox, coversSphere, type Near, withinDistance } from "./near.js";
 import { sqlTimestamp } from "./timestamps.js";
 
 /** A bounding box in degrees, CRS84. minLon > maxLon means the box crosses the antimeridian. */
@@ -14,6 +15,11 @@ export type TimeInterval = { start?: Date; end?: Date };
  */
 export type ProofFilter = {
   bbox?: Bbox;
+  /**
+   * The proofs whose representative point lies within `radius` metres (great-circle) of the point (lib/proofs/near.ts);
+   * proofs without coordinates never match.
+   */
+  near?: Near;
   /**
    * What `bbox` is tested against: the geometry's bounds (the native list, the OGC shapes collection; the default)
    * or the representative point (the OGC location-proofs collection, whose features are that point).
@@ -89,7 +95,7 @@ const UNINDEXED_BOUNDS = sql`(${BOUNDS} - point(0, 0))`;
  * smallest condition (else it ANDs a small box's GiST scan with an interval's whole range of the order index):
  * lib/proofs/query.ts decides. Counts use every index.
  */
-export type IndexUse = { bbox?: boolean; times?: boolean };
+export type IndexUse = { bbox?: boolean; times?: boolean; near?: boolean };
 
 /**
  * The stored bounds (as indexed: boundsBox, or `on` another indexed form of it) overlap the plain box given, edges
@@ -185,6 +191,18 @@ export function bboxCondition(b: Bbox, on: SpatialTarget = "bounds", indexed = t
   return on === "point" ? pointInside(b) : boundsIntersect(b);
 }
 
+/**
+ * The representative point lies within the circle. Indexed: the circle's bounding box (circleBox) through the bounds'
+ * GiST index, as a bbox on the point (the point lies in its geometry's bounds), and the exact distance decides.
+ * Unindexed (a page of many matches walking its order's index): the distance alone. A circle that holds the whole
+ * sphere matches every proof with coordinates (as a world bbox does).
+ */
+export function nearCondition(n: Near, indexed = true): SQL {
+  if (coversSphere(n)) return sql`${p.minLon} >= -180`;
+  if (!indexed) return withinDistance(n);
+  return sql`(${boundsIntersect(circleBox(n))} and ${withinDistance(n)})`;
+}
+
 function timeCondition(t: TimeInterval, indexed = true): SQL {
   const at = indexed ? sql`${p.eventTimestamp}` : sql`coalesce(${p.eventTimestamp}, ${p.eventTimestamp})`;
   const parts: SQL[] = [sql`${at} is not null`];
@@ -233,6 +251,7 @@ export function whereClause(f: ProofFilter, indexed: IndexUse = {}): SQL | undef
     if (!f.bboxMatchesMissing) parts.push(inBox);
     else if (!coversWorld(f.bbox)) parts.push(sql`(${noGeometry} or ${inBox})`);
   }
+  if (f.near) parts.push(nearCondition(f.near, indexed.near ?? true));
   for (const t of f.times ?? []) {
     const inInterval = timeCondition(t, indexed.times ?? true);
     parts.push(f.timesMatchMissing ? sql`(${p.eventTimestamp} is null or ${inInterval})` : inInterval);

@@ -5,9 +5,12 @@ import { databaseErrorOf } from "../../db/errors.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { fewCells } from "./cell-totals.js";
 import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
+import { coversSphere, distanceSql } from "./near.js";
+import { cellsAround, readNearest } from "./nearest.js";
 import { type ProofRow, type RowsQuery, SNAPSHOT_TEXT, selectProofJson, selectProofs } from "./rows.js";
 import {
   type Cursor,
+  isDistanceSort,
   keysetSegments,
   type Located,
   orderBy,
@@ -244,7 +247,9 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
     counts[part]! <= SMALL_RESULT && (parts.length > 1 || where !== undefined);
   const wheres = parts.map((part, i) => {
     const use = indexUse(part, selective(i));
-    return parts.length === 1 && use.bbox !== false && use.times !== false ? where : whereClause(part, use);
+    return parts.length === 1 && use.bbox !== false && use.times !== false && use.near !== false
+      ? where
+      : whereClause(part, use);
   });
   const wanted = page.limit + 1;
   const json = page.json;
@@ -253,18 +258,50 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
   let snapshot: string | undefined;
   const rows: ProofRow[] = [];
   const rowParts: number[] = [];
-  const read = async (part: number, q: RowsQuery) => {
-    const withSnapshot = { ...q, snapshot: checkedByPage && snapshot === undefined };
+  // A proximity filter: every row carries its distance from the point.
+  const distance = filter.near ? distanceSql(filter.near) : undefined;
+  const fetch = async (q: RowsQuery) => {
+    const withSnapshot = { ...q, distance, snapshot: checkedByPage && snapshot === undefined };
     const result = await (json
       ? selectProofJson(db, withSnapshot, json, keys)
       : selectProofs(db, withSnapshot));
     snapshot ??= result.snapshot;
-    for (const row of result.rows) {
+    return result.rows;
+  };
+  const keep = (part: number, read: ProofRow[]) => {
+    for (const row of read) {
       rows.push(row);
       rowParts.push(part);
     }
   };
-  if (!page.cursor && page.offset) {
+  const read = async (part: number, q: RowsQuery) => keep(part, await fetch(q));
+  if (filter.near && isDistanceSort(page.sort)) {
+    // The nearest-first order (lib/proofs/nearest.ts): each part from the cursor's (or the offset's) on.
+    const near = filter.near;
+    const cursor = page.cursor;
+    const backward = cursor?.direction === "prev";
+    let part = cursor?.part ?? (backward ? parts.length - 1 : 0);
+    let skip = !cursor && page.offset ? page.offset : 0;
+    while (skip && skip >= counts[part]!) skip -= counts[part++]!;
+    const from = part;
+    for (; part >= 0 && part < parts.length && rows.length < wanted; part += backward ? -1 : 1, skip = 0) {
+      if (counts[part] === 0) continue;
+      const found = await readNearest(
+        {
+          near,
+          part: parts[part]!,
+          count: counts[part]!,
+          cursor: part === from ? cursor : undefined,
+          backward,
+          limit: wanted - rows.length,
+          offset: skip,
+          cells: () => cellsAround(db, near),
+        },
+        fetch,
+      );
+      keep(part, found);
+    }
+  } else if (!page.cursor && page.offset) {
     // The part the offset falls in, and the offset within it; the page continues into the parts after it.
     let skip = page.offset;
     let part = 0;
@@ -326,9 +363,11 @@ export async function pageAndCount(db: Db, filter: ProofFilter, page: Page): Pro
  * the box only a filter (its GiST scan would read the whole region). Otherwise the planner chooses.
  */
 function indexUse(part: ProofFilter, selective: boolean): IndexUse {
+  // A circle is read through the bounds' GiST index when its matches are few, else only tested (as a large box).
+  const near = part.near && !coversSphere(part.near) && !selective ? { near: false } : {};
   const b = part.bbox;
-  if (!b || coversWorld(b) || part.bboxMatchesMissing) return {};
-  if (!selective) return { bbox: false };
+  if (!b || coversWorld(b) || part.bboxMatchesMissing) return near;
+  if (!selective) return { ...near, bbox: false };
   if (fewCells(b)) return { times: false };
   return part.times?.length || part.prover !== undefined || part.subject !== undefined ? { bbox: false } : {};
 }

@@ -22,8 +22,11 @@ import { renderedOnce } from "./sql-once.js";
  */
 const UNREAD = ["data", "blockHash", "logIndex", "revocable", "revocationBlockNumber", "indexedAt"] as const;
 
-/** A proof as the read paths see it: every column but the UNREAD ones. */
-export type ProofRow = Omit<LocationProofRow, (typeof UNREAD)[number]>;
+/**
+ * A proof as the read paths see it: every column but the UNREAD ones, and, in a proximity query, the distance in
+ * metres from the query's point (RowsQuery.distance).
+ */
+export type ProofRow = Omit<LocationProofRow, (typeof UNREAD)[number]> & { distance?: number };
 
 const COLUMNS = Object.entries(getTableColumns(p))
   .filter(([key]) => !(UNREAD as readonly string[]).includes(key))
@@ -73,6 +76,8 @@ export type RowsQuery = {
    * table where the filter allows: an index-only scan), and the page's rows are then found by primary key.
    */
   keysFirst?: boolean;
+  /** Also read this expression as the row's `distance` (a proximity query: lib/proofs/near.ts, distanceSql). */
+  distance?: SQL | undefined;
 };
 
 /** Rows as read, and the statement's snapshot when the query asked for it and a row carried it. */
@@ -101,6 +106,15 @@ const rest = (q: RowsQuery): SQL =>
     ? sql` where ${KEY} in (select ${KEY_LIST} from ${PROOFS}${clauses(q)}) order by ${sql.join(q.orderBy, sql`, `)}`
     : clauses(q);
 
+/** The distance column, when the query reads it. */
+const distanceColumn = (q: RowsQuery): SQL => (q.distance ? sql`${q.distance} as "distance", ` : sql``);
+
+/** A row's distance, as the driver gave it (float8: a number on every driver; text is parsed to be safe). */
+function setDistance(row: Record<string, unknown>, raw: Record<string, unknown>) {
+  const d = raw.distance;
+  if (d !== undefined && d !== null) row.distance = typeof d === "number" ? d : Number(d);
+}
+
 const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
   q.snapshot && raw.length ? (raw[0]!.snapshot as string) : undefined;
 
@@ -108,9 +122,14 @@ const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
 export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<ProofRow>> {
   const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${SELECT_LIST} from ${PROOFS}${rest(q)}`,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${SELECT_LIST} from ${PROOFS}${rest(q)}`,
   );
-  return { rows: raw.map(decodeRow), snapshot: snapshotOf(q, raw) };
+  const rows = raw.map((r) => {
+    const row = decodeRow(r);
+    if (q.distance) setDistance(row, r);
+    return row;
+  });
+  return { rows, snapshot: snapshotOf(q, raw) };
 }
 
 /**
@@ -124,14 +143,14 @@ export async function selectProofJson(
   db: Db,
   q: RowsQuery,
   json: SQL,
-  keys: readonly AnyColumn[],
+  keys: readonly (AnyColumn | SQL)[],
 ): Promise<ReadRows<JsonRow>> {
-  const names = new Set(keys.map((k) => (k as Column).name));
+  const names = new Set(keys.map((k) => (k instanceof Column ? k.name : undefined)));
   const columns = COLUMNS.filter((c) => names.has(c.name));
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
   const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${list}${json} as "json" from ${PROOFS}${rest(q)}`,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${list}${json} as "json" from ${PROOFS}${rest(q)}`,
   );
   const rows = raw.map((r) => {
     const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };
@@ -139,6 +158,7 @@ export async function selectProofJson(
       const value = r[c.name];
       if (value !== null && value !== undefined) row[c.key] = c.decode ? c.decode(value) : value;
     }
+    if (q.distance) setDistance(row, r);
     return row as JsonRow;
   });
   return { rows, snapshot: snapshotOf(q, raw) };

@@ -9,10 +9,21 @@ export type SortSpec = { field: string; descending: boolean };
 /** Newest first: the default order of every list. */
 export const DEFAULT_SORT: SortSpec[] = [{ field: "event_timestamp", descending: true }];
 
+/**
+ * The nearest-first order's one key (native `sort=distance`, OGC `sortby=distance`): the distance from the query's
+ * point, not a property. Its pages are read by lib/proofs/nearest.ts, never from an order index.
+ */
+export const DISTANCE = "distance";
+
+/** Whether the sort is the nearest-first order. */
+export const isDistanceSort = (sort: SortSpec[] | undefined): boolean =>
+  sort?.length === 1 && sort[0]!.field === DISTANCE;
+
 /** One key of a total order: a catalogue property, its direction; nulls always sort last. */
 export type SortKey = {
   field: string;
-  column: AnyColumn;
+  /** the column; for the distance, the name the statement reads it as (RowsQuery.distance) */
+  column: AnyColumn | SQL;
   descending: boolean;
   nullable: boolean;
   type: PropertyType;
@@ -21,6 +32,16 @@ export type SortKey = {
 };
 
 function key(field: string, descending: boolean): SortKey {
+  if (field === DISTANCE) {
+    return {
+      field,
+      column: sql`"distance"`,
+      descending,
+      nullable: false,
+      type: "number",
+      value: (row) => row.distance ?? null,
+    };
+  }
   const q = proofProperty(field);
   if (!q?.column || !(q.sortable || field === "chain_id"))
     throw new Error(`not a sortable property: ${field}`);
@@ -73,7 +94,7 @@ function param(k: SortKey, value: unknown): SQL {
 }
 
 /** The first key as an expression no index provides: the planner then filters first and sorts the few matches. */
-const unindexed = (column: AnyColumn): SQL => sql`coalesce(${column}, ${column})`;
+const unindexed = (column: AnyColumn | SQL): SQL => sql`coalesce(${column}, ${column})`;
 
 /**
  * ORDER BY for a sort (offset paging): the total order of sortKeys, nulls last in either direction. `avoidIndex`

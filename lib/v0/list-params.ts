@@ -10,10 +10,13 @@ import {
   datetimeParam,
   integerParam,
   locationTypeListParam,
+  nearParam,
   protocolVersionListParam,
+  radiusParam,
   schemaListParam,
   timestampParam,
 } from "../params.js";
+import { MAX_RADIUS_M } from "../proofs/near.js";
 
 export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 1000;
@@ -45,6 +48,26 @@ export const LIST_PARAMS = {
       bboxParam("bbox"),
       "minLng,minLat,maxLng,maxLat in degrees (CRS84): longitudes in [-180, 180], latitudes in [-90, 90], minLat ≤ maxLat; minLng > maxLng crosses the antimeridian. Proofs without coordinates never match.",
       "-10,35,30,60",
+    ),
+  ),
+  near: v.optional(
+    doc(
+      nearParam,
+      "lon,lat in degrees (CRS84): with radius, only proofs whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each record then carries its `distance` in metres. Proofs without coordinates never match. Needs radius.",
+      "2.3522,48.8566",
+    ),
+  ),
+  radius: v.optional(
+    doc(
+      radiusParam(MAX_RADIUS_M),
+      `Metres from near (more than 0, at most ${MAX_RADIUS_M}: half the Earth's circumference). Needs near.`,
+      "1000",
+    ),
+  ),
+  sort: v.optional(
+    doc(
+      v.picklist(["distance"], "sort must be distance"),
+      "distance: nearest first (then uid, then chain id), paged by cursor like the default order; needs near and radius. Absent: newest event first.",
     ),
   ),
   filter: v.optional(

@@ -8,9 +8,12 @@ import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.
 import { proofPage } from "../paging.js";
 import { type ProofFilter, sourceFilter, type TimeInterval } from "../proofs/filter.js";
 import { RECORD_JSON } from "../proofs/json-sql.js";
+import { withDistance } from "../proofs/near.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
-import type { JsonRow } from "../proofs/rows.js";
+import type { JsonRow, ProofRow } from "../proofs/rows.js";
+import { DISTANCE } from "../proofs/sort.js";
+import { proximityOf } from "../proximity-params.js";
 import type { ListQuery } from "./list-params.js";
 import { listPathOf } from "./paths.js";
 
@@ -24,8 +27,10 @@ export function listFilter(q: ListQuery): ProofFilter {
     });
   }
   if (q.datetime) times.push(q.datetime);
+  const near = proximityOf(q, { parameter: "sort", nearest: q.sort === "distance" });
   return {
     ...(q.bbox ? { bbox: q.bbox } : {}),
+    ...(near ? { near } : {}),
     ...(q.chain ? { chains: q.chain } : {}),
     ...sourceFilter(q),
     ...(q.prover ? { prover: q.prover } : {}),
@@ -49,6 +54,7 @@ export async function listPage(request: Request, q: ListQuery, json?: SQL) {
     limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+    ...(q.sort === "distance" ? { sort: [{ field: DISTANCE, descending: false }] } : {}),
     ...(json ? { json } : {}),
   });
   const pagination = {
@@ -70,14 +76,21 @@ export async function listResource(request: Request, q: ListQuery): Promise<Resp
   if (negotiateFormat(request, q.f) === "html") {
     const { rows, pagination, start } = await listPage(request, q);
     return htmlResponse(
-      proofsPage(request, listPathOf(request), { data: rows.map(serializeProof), pagination }, start),
+      proofsPage(request, listPathOf(request), { data: rows.map(recordOf), pagination }, start),
     );
   }
   const { rows, pagination } = await listPage(request, q, RECORD_JSON);
-  const texts = (rows as JsonRow[]).map((row) => row.json);
+  // In a proximity query each record ends with its distance (metres), spliced into the text PostgreSQL wrote.
+  const texts = (rows as JsonRow[]).map((row) =>
+    row.distance === undefined ? row.json : withDistance(row.json, row.distance),
+  );
   const body = listBytes('{"data":[', texts, `],"pagination":${stringify(pagination)}}`);
   return bytesResponse(body, { contentType: JSON_TYPE });
 }
+
+/** A record as the list serves it: the proof, and its distance in a proximity query. */
+const recordOf = (row: ProofRow) =>
+  row.distance === undefined ? serializeProof(row) : { ...serializeProof(row), distance: row.distance };
 
 /** One proof by uid, revoked or not (its `revoked` flag says which). */
 export async function getLocationProof(uid: string) {

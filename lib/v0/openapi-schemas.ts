@@ -89,8 +89,17 @@ const check = (properties: Record<string, Json>, optional: string[] = []) =>
 
 export const NATIVE_SCHEMAS: Record<string, Json> = {
   LocationProof: closed(
-    Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "2020-12")])),
+    {
+      ...Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "2020-12")])),
+      distance: {
+        type: "number",
+        minimum: 0,
+        description:
+          "Great-circle distance in metres from `near` to the representative point: only in a list with near and radius",
+      },
+    },
     "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names",
+    ["distance"],
   ),
   Pagination: closed({
     total: int("Proofs matching the filters"),

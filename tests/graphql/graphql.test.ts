@@ -73,12 +73,14 @@ async function nativeList(params: Record<string, string>) {
 }
 
 describe("the schema", () => {
-  it("is introspectable, and its filter is the native list's parameters but paging and format", async () => {
+  it("is introspectable, and its filter is the native list's parameters but paging, order and format", async () => {
     const data = await client.request<{
       __schema: { types: { name: string; inputFields: { name: string }[] | null }[] };
     }>(getIntrospectionQuery());
     const filter = data.__schema.types.find((t) => t.name === "LocationProofFilter")!;
-    const expected = Object.keys(LIST_PARAMS).filter((k) => !["limit", "offset", "cursor", "f"].includes(k));
+    const expected = Object.keys(LIST_PARAMS).filter(
+      (k) => !["limit", "offset", "cursor", "sort", "f"].includes(k),
+    );
     expect(filter.inputFields!.map((f) => f.name)).toEqual(expected);
     const proof = data.__schema.types.find((t) => t.name === "LocationProof") as unknown as {
       fields: { name: string }[];
@@ -250,6 +252,28 @@ async function refusal(query: string, variables?: Record<string, unknown>) {
 }
 
 describe("refusals: the native rules and messages, naming the argument", () => {
+  it("near and radius filter as natively (the same validators; the distance is the REST records' own)", async () => {
+    const [lon, lat] = [rows[0]!.longitude ?? 0, rows[0]!.latitude ?? 0];
+    const filter = { near: `${lon},${lat}`, radius: 2_000_000 };
+    const answer = await client.request<ListAnswer>(LIST, { filter, first: 20 });
+    const expected = await nativeList({ near: filter.near, radius: String(filter.radius), limit: "20" });
+    expect(expected.data.length).toBeGreaterThan(0);
+    expect(answer.locationProofs.nodes).toEqual(
+      expected.data.map(({ distance: _, ...r }: Record<string, unknown>) => camel(r)),
+    );
+    expect(answer.locationProofs.totalCount).toBe(expected.pagination.total);
+    for (const [given, parameter] of [
+      [{ radius: 5 }, "filter.radius"],
+      [{ near: "1,2" }, "filter.near"],
+      [{ near: "1,95", radius: 5 }, "filter.near"],
+      [{ near: "1,2", radius: 0 }, "filter.radius"],
+    ] as const) {
+      const { status, errors } = await refusal(LIST, { filter: given });
+      expect(status).toBe(400);
+      expect(errors[0]!.extensions).toMatchObject({ parameter });
+    }
+  });
+
   it("a bad filter value is a request error (400) with the native message", async () => {
     for (const [bbox, parameter] of [
       ["1,2,3", "bbox"],

@@ -231,7 +231,8 @@ describe("GET /api/v0/location-proofs: bad input is a 400 naming the parameter",
     ["datetime=../..", "datetime", /ISO 8601/],
     ["datetime=2026-13-01", "datetime", /ISO 8601/],
     ["limit=10&limit=20", "limit", /at most once/],
-    ["sort=uid", "sort", /Unknown query parameter 'sort'/],
+    ["sort=uid", "sort", /sort must be distance/],
+    ["sorting=uid", "sorting", /Unknown query parameter 'sorting'/],
   ];
   it.each(cases)("%s", async (query, parameter, message) => {
     const res = await app.get(`/api/v0/location-proofs?${query}`);
