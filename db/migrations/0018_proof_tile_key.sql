@@ -5,7 +5,7 @@
 -- non-negative int8), which no tile of the zooms served (to 18) looks at. PL/pgSQL: the bit spreading reads each
 -- intermediate value twice, which the planner would not inline over the pixels' expressions. A migration that
 -- changes proof_tile_wx or proof_tile_wy must rebuild this index (REINDEX INDEX location_proofs_tile_key_idx).
-CREATE FUNCTION proof_tile_key(lon float8, lat float8) RETURNS int8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+CREATE OR REPLACE FUNCTION proof_tile_key(lon float8, lat float8) RETURNS int8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
   x int8 := proof_tile_wx(lon) >> 1;
   y int8 := proof_tile_wy(lat) >> 1;
@@ -25,4 +25,4 @@ BEGIN
   RETURN (y << 1) | x;
 END $$;
 --> statement-breakpoint
-CREATE INDEX "location_proofs_tile_key_idx" ON "location_proofs" USING btree (proof_tile_key("longitude", "latitude"));
+CREATE INDEX IF NOT EXISTS "location_proofs_tile_key_idx" ON "location_proofs" USING btree (proof_tile_key("longitude", "latitude"));
