@@ -5,7 +5,10 @@
 -- non-negative int8), which no tile of the zooms served (to 18) looks at. PL/pgSQL: the bit spreading reads each
 -- intermediate value twice, which the planner would not inline over the pixels' expressions. A migration that
 -- changes proof_tile_wx or proof_tile_wy must rebuild this index (REINDEX INDEX location_proofs_tile_key_idx).
-CREATE OR REPLACE FUNCTION proof_tile_key(lon float8, lat float8) RETURNS int8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+-- SET search_path FROM CURRENT: ANALYZE, VACUUM and index builds evaluate an index expression under a search path of
+-- pg_catalog alone (PostgreSQL 17, PGlite's), where proof_tile_wx would not be found.
+CREATE OR REPLACE FUNCTION proof_tile_key(lon float8, lat float8) RETURNS int8 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path FROM CURRENT AS $$
 DECLARE
   x int8 := proof_tile_wx(lon) >> 1;
   y int8 := proof_tile_wy(lat) >> 1;
