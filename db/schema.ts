@@ -160,6 +160,8 @@ export const locationProofs = pgTable(
     index("location_proofs_spanning_bounds_gist")
       .using("gist", spanningBoundsBox(t))
       .where(sql`not ${singleCell(t)}`),
+    // The vector tiles (lib/tiles/): the proofs of a tile at any zoom are one range of this key (migration 0018).
+    index("location_proofs_tile_key_idx").on(sql`proof_tile_key(${t.longitude}, ${t.latitude})`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
     // bbox and a datetime counts them apart (lib/proofs/count.ts, countParts), through this small index.
     index("location_proofs_no_geometry_time_idx").on(t.eventTimestamp).where(sql`${t.minLon} is null`),

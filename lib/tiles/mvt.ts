@@ -35,12 +35,11 @@ const layer = (name: string, features: VectorTileFeatureLike[]): VectorTileLayer
   feature: (i: number) => features[i]!,
 });
 
-/** A point's properties without its nulls (MVT has no null: an absent key is one). */
-function pointProperties(point: TilePoint): Properties {
-  const out: Properties = {};
-  for (const [key, value] of Object.entries(point.properties)) if (value !== null) out[key] = value;
-  return out;
-}
+/**
+ * A point's properties as the encoder takes them: the encoder leaves out a null value (MVT has no null: an absent key
+ * is one), so they go in as they are.
+ */
+const pointProperties = (point: TilePoint): Properties => point.properties as Properties;
 
 const clusterProperties = (c: TileCluster): Properties =>
   c.uid === null ? { count: c.count } : { count: c.count, uid: c.uid };

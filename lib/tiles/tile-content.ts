@@ -6,7 +6,7 @@ import { proofProperty } from "../proofs/properties.js";
 import { cellCounts, countsAnswer } from "./tile-pyramid.js";
 import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
-import { candidateBounds, TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
+import { TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
 
 /** A proof as a tile carries it: where in the tile (0..4095), and the properties of TILE_PROPERTIES. */
 export type TilePoint = { px: number; py: number; properties: Record<string, string | boolean | null> };
@@ -34,79 +34,88 @@ const propertyColumns: SQL = sql.join(
 );
 
 /**
- * The filter of a tile: the request's (the items' filter, lib/ogc/items.ts), for proofs with coordinates only, whose
- * point lies in the tile: the bounds' GiST index finds the candidates in the tile's area (widened by a hair), the
- * world pixel decides.
+ * The filter of a tile: the request's (the items' filter, lib/ogc/items.ts), for the proofs whose point lies in the
+ * tile, found by their tile key's index (lib/tiles/tile-sql.ts): one range scan at every zoom.
  */
 export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
-  const inTile = tileCondition(t);
   const { chains, ...rest } = filter;
   return {
     ...rest,
-    bbox: candidateBounds(t),
-    bboxOn: "point",
-    bboxMatchesMissing: false,
     where: [
       ...(filter.where ?? []),
       // The chain is tested on the tile's candidates, never through the chain's index: a chain holds a large share
       // of all proofs, and the planner, misjudging the spatial condition's few rows, otherwise ANDs in a bitmap of
       // every proof of the chain.
       ...(chains?.length ? [sql`coalesce(${p.chain}, ${p.chain}) in ${chains}`] : []),
-      ...(inTile ? [inTile] : []),
+      tileCondition(t),
     ],
   };
 }
 
 /**
- * The tile's content for the filter: its proofs, or their clusters. Their number decides which, and where the counts
- * answer the filter (lib/tiles/tile-pyramid.ts) it comes from them, as the clusters do; otherwise from the rows.
+ * The tile's content for the filter: its proofs, or their clusters; where the counts answer the filter
+ * (lib/tiles/tile-pyramid.ts), the clusters come from them. Without a filter, the tile's first proofs, one more than a
+ * points tile holds, say which it is: a points tile is then one statement, whose cost is bounded (every proof in the
+ * tile's key range matches, so the scan stops at that many). With a chain, the counts say first: the proofs of a
+ * chain may be few in a crowded tile, and the scan would pass all the others.
  */
 export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
   if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
+  if (!filter.chains?.length) {
+    const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
+    if (points.length <= MAX_POINTS) return { kind: "points", points };
+  }
   const cells = await cellCounts(db, t, filter);
   const total = cells.reduce((n, c) => n + c.n, 0);
-  // The counts say how many: no LIMIT, which would tempt the planner to walk the chain's index in order instead of
-  // finding the tile's few proofs through the spatial one.
-  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter) };
-  const clusters = cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid }));
-  return { kind: "clusters", clusters, total };
+  if (total <= MAX_POINTS) return { kind: "points", points: await pointsOf(db, t, filter, MAX_POINTS + 1) };
+  return clustersTile(cells.map((c) => clusterAt(t, { mx: c.mx, my: c.my, n: c.n, uid: c.uid })));
 }
 
 /** The tile's content for the filter (its proofs, or their clusters), read from the proofs themselves. */
 export async function tileContentFromRows(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
-  // At most one more than a points tile holds: enough to know it is a clusters tile, without reading them all.
   const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
   if (points.length <= MAX_POINTS) return { kind: "points", points };
-  const clusters = await clustersFromRows(db, t, filter);
-  return { kind: "clusters", clusters, total: clusters.reduce((n, c) => n + c.count, 0) };
+  return clustersTile(await clustersFromRows(db, t, filter));
 }
+
+const clustersTile = (clusters: TileCluster[]): TileContent => ({
+  kind: "clusters",
+  clusters,
+  total: clusters.reduce((n, c) => n + c.count, 0),
+});
 
 const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
   const where = whereClause(tileFilter(filter, t));
   return where ? sql`where ${where}` : sql``;
 };
 
+type PointRow = { px: number; py: number } & Record<string, string | boolean | null>;
+
 /** The tile's proofs (up to `limit` of them), as points, in a stable order. */
-async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit?: number): Promise<TilePoint[]> {
+async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
   const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
-  const rows = await queryRows<{ px: number; py: number } & Record<string, string | boolean | null>>(
+  const rows = await queryRows<PointRow>(
     db,
     sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
-      from ${p} ${whereOf(filter, t)}${limit === undefined ? sql`` : sql` limit ${sql.raw(String(limit))}`}`,
+      from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
-  return rows.map(toPoint).sort(byUid);
+  const points = new Array<TilePoint>(rows.length);
+  for (let i = 0; i < rows.length; i++) points[i] = toPoint(rows[i]!);
+  return points.sort(byUid);
 }
 
-const toPoint = (row: { px: number; py: number } & Record<string, string | boolean | null>): TilePoint => {
-  const { px, py, ...properties } = row;
-  return { px: Number(px), py: Number(py), properties };
-};
+/** A row as a point: its properties in TILE_PROPERTY_NAMES' order, which is the order the tile writes them in. */
+function toPoint(row: PointRow): TilePoint {
+  const properties: TilePoint["properties"] = {};
+  for (const name of TILE_PROPERTY_NAMES) properties[name] = row[name] ?? null;
+  return { px: Number(row.px), py: Number(row.py), properties };
+}
 
 /** A stable order (uid, then chain: a uid may in principle recur on two chains), so a tile's bytes are stable. */
 const byUid = (a: TilePoint, b: TilePoint): number => {
-  const [ua, ub] = [String(a.properties.uid), String(b.properties.uid)];
+  const [ua, ub] = [a.properties.uid as string, b.properties.uid as string];
   if (ua !== ub) return ua < ub ? -1 : 1;
-  const [ca, cb] = [String(a.properties.chain), String(b.properties.chain)];
+  const [ca, cb] = [a.properties.chain as string, b.properties.chain as string];
   return ca < cb ? -1 : ca > cb ? 1 : 0;
 };
 

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../db/schema.js";
-import { type TileAddress, WORLD_BITS } from "./web-mercator.js";
+import type { TileAddress } from "./web-mercator.js";
 
 /**
  * A proof's world pixel (lib/tiles/web-mercator.ts) in SQL, from its representative point, by the functions
@@ -15,9 +15,33 @@ import { type TileAddress, WORLD_BITS } from "./web-mercator.js";
 export const WX: SQL = sql`proof_tile_wx(${p.longitude})`;
 export const WY: SQL = sql`proof_tile_wy(${p.latitude})`;
 
-/** The proof's point lies in the tile: its world pixel's leading z bits are the tile's column and row. */
-export function tileCondition({ z, x, y }: TileAddress): SQL | undefined {
-  if (z === 0) return undefined;
-  const shift = sql.raw(String(WORLD_BITS - z));
-  return sql`(${WX} >> ${shift}) = ${x} and (${WY} >> ${shift}) = ${y}`;
+/**
+ * The proof's tile key (migration 0018): its world pixel's bits, 31 a side, interleaved (y's above x's), so the
+ * leading 2z bits are the tile of zoom z. Written exactly as the index location_proofs_tile_key_idx is, so that the
+ * planner finds the condition below in it. Null for a proof without a point.
+ */
+const TILE_KEY: SQL = sql`proof_tile_key(${p.longitude}, ${p.latitude})`;
+export const TILE_KEY_BITS = 62;
+
+/** The bits of x and y interleaved, y's above x's, as the tile key's leading bits are. */
+function interleave(x: number, y: number, bits: number): bigint {
+  let key = 0n;
+  for (let i = bits - 1; i >= 0; i--) key = (key << 2n) | (BigInt((y >> i) & 1) << 1n) | BigInt((x >> i) & 1);
+  return key;
+}
+
+/** The tile keys of the proofs in the tile, first and last: one range at every zoom. */
+export function tileKeyRange({ z, x, y }: TileAddress): [bigint, bigint] {
+  const below = BigInt(TILE_KEY_BITS - 2 * z);
+  const first = interleave(x, y, z) << below;
+  return [first, first + (1n << below) - 1n];
+}
+
+/**
+ * The proof's point lies in the tile: its tile key is in the tile's range (exactly: the world pixel's leading z bits
+ * are the tile's column and row), through the key's index, a range scan in key order.
+ */
+export function tileCondition(t: TileAddress): SQL {
+  const [first, last] = tileKeyRange(t);
+  return sql`${TILE_KEY} between ${String(first)}::int8 and ${String(last)}::int8`;
 }

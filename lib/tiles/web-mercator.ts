@@ -55,19 +55,3 @@ export function tileBounds({ z, x, y }: TileAddress): Bbox {
     minLat: y === n - 1 ? -90 : rowLatitude(y + 1, z),
   };
 }
-
-/**
- * The tile's area widened by a hair (about a millimetre) for the index condition that finds its candidates: the
- * edges computed here and the pixel computed in SQL must never disagree about a point on an edge; the exact test is
- * the pixel's (tileCondition).
- */
-export function candidateBounds(t: TileAddress): Bbox {
-  const b = tileBounds(t);
-  const pad = 1e-8;
-  return {
-    minLon: Math.max(-180, b.minLon - pad),
-    maxLon: Math.min(180, b.maxLon + pad),
-    minLat: Math.max(-90, b.minLat - pad),
-    maxLat: Math.min(90, b.maxLat + pad),
-  };
-}

@@ -3,7 +3,7 @@ import { Geodesic } from "geographiclib-geodesic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
-import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { insertProofs, mulberry32, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { whereClause } from "../../lib/proofs/filter.js";
@@ -24,18 +24,8 @@ const band = (r: number) => 1e-6 + 1e-12 * r;
 /** How far outside the band the boundary points are placed. */
 const offset = (r: number) => 1e-4 + 1e-10 * r;
 
-/** A small seeded generator (mulberry32), so every run tests the same circles. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = rng(2024);
+/** Seeded, so every run tests the same circles. */
+const rand = mulberry32(2024);
 const between = (lo: number, hi: number) => lo + (hi - lo) * rand();
 const wrapLon = (lon: number) => (lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon);
 

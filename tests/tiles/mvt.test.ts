@@ -43,3 +43,25 @@ describe("a tile's size", () => {
     expect(bytes.length).toBeLessThan(8 * 1024);
   });
 });
+
+describe("a point's properties", () => {
+  it("leaves out a null value (MVT has no null) and keeps the others, in order", () => {
+    const properties = {
+      uid: hex(1, 64, "d"),
+      chain: "base",
+      prover: hex(1, 40, "e"),
+      event_timestamp: null,
+      revoked: false,
+      memo: null,
+    };
+    const decoded = decodeTile(encodeTile({ kind: "points", points: [{ px: 1, py: 2, properties }] }));
+    expect(decoded.points).toHaveLength(1);
+    expect(decoded.points[0]!.properties).toEqual({
+      uid: properties.uid,
+      chain: "base",
+      prover: properties.prover,
+      revoked: false,
+    });
+    expect(Object.keys(decoded.points[0]!.properties)).toEqual(["uid", "chain", "prover", "revoked"]);
+  });
+});
