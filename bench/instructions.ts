@@ -6,10 +6,10 @@
  * instruction of every thread, the garbage collector's included), on bench:scale's database of 1,000,000 synthetic
  * proofs (loaded when absent or of another day, and kept, as `bench:scale -- --keep` does). Each request type is sent
  * N1 sequential keep-alive requests in one run and N2 in another; the difference of the two totals over N2 - N1 is
- * the count per request, start-up and warm-up left out. The OGC page's count repeats to about 1 %; a page that
- * allocates more varies more (the native page by up to a tenth), with when the collector runs. Counts are not time
- * for everything: valgrind hides the CPU's SHA extensions, so a hash (the ETag's SHA-1) counts about twelve
- * instructions per byte here and ~8x its share of real CPU (README, "Performance at a million proofs").
+ * the count per request, start-up and warm-up left out. A page that allocates more varies more from run to run, with
+ * when the collector runs. Counts are not time for everything: valgrind hides the CPU's SHA extensions, so a hash
+ * (the ETag's SHA-1) counts far more instructions here than its share of real CPU (docs/performance.md,
+ * "Instructions per request").
  *
  * Beside the service, the same count for bench:scale's two floors (bench/statements.ts), replaying the statements the
  * service issued for the request and answering its bytes: the function floor, a function in the Web signature

@@ -119,7 +119,7 @@ const percentile = (sorted: number[], p: number) =>
 
 /**
  * Each query is measured twice: "exact count cached" is the steady state while the data does not change (see
- * createCountCache in lib/proofs/query.ts: a count is reused only while the database's MVCC snapshot is unchanged);
+ * createCountCache in lib/proofs/count.ts: a count is reused only while the database's MVCC snapshot is unchanged);
  * "recounted" forces a fresh COUNT before every request by writing to a scratch table (untimed), which changes the
  * snapshot as a sync run would.
  */

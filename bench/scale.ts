@@ -7,7 +7,7 @@
  *    created for the run and dropped after it (never DATABASE_URL's data).
  * 2. Builds the functions (`npm run build`'s output) and serves them on Node 24 as Vercel invokes them
  *    (scripts/vercel-output/server.ts, routed by the built config.json, VERCEL=1).
- * 3. For every request type of the README's tables: the exact statements the service issues for it, recorded from
+ * 3. For every request type of docs/performance.md's tables: the exact statements the service issues for it, recorded from
  *    the same code run in this process (node-postgres' query calls), are replayed with node-postgres, each HTTP
  *    request followed by its SQL, so both see the same conditions: p50/p99 of each, their ratio, and the server's
  *    CPU time per request (from /proc, over the same requests).
@@ -89,7 +89,7 @@ const NODE24 = requireNode24();
 const dbUrl = benchDatabaseUrl(SCALE_DB);
 
 // ---------------------------------------------------------------------------------------------------------------
-// Request types: the rows of the README's tables.
+// Request types: the rows of docs/performance.md's tables.
 
 const TOP_PROVER = syntheticAddress("p", 1);
 const TYPICAL_PROVER = syntheticAddress("p", 100);
@@ -222,7 +222,7 @@ let base = "";
 let floorBase = "";
 /**
  * One keep-alive connection, as node-postgres holds one for the SQL side: node:http, not fetch(), whose own
- * request/response machinery (WHATWG streams, header validation) costs the client ~0.8 ms per request here — a
+ * request/response machinery (WHATWG streams, header validation) costs the client time per request — a
  * cost of the benchmark's client, which would be counted against the server.
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

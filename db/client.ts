@@ -64,10 +64,9 @@ type QueryCallback = (error: unknown, result?: unknown) => void;
 type DeadlineState = { expired: DatabaseTimeoutError | undefined; connection?: AnyClient["connection"] };
 
 /*
- * The deadline's closures are made by these functions, outside the query method, on purpose. Made inside the method
- * (as they were), V8's scavenges kept each page's rows alive until they were promoted to the old generation: 15-25 KB
- * per 10-feature page, none of it reachable (a heap snapshot under load holds none), with a mark-compact every ~2,500
- * requests. Made here, a page's rows die young (measured with --trace-gc-nvp; the mechanism is V8's, not ours).
+ * The deadline's closures are made by these functions, outside the query method, on purpose. Closures made inside
+ * the method let V8's scavenges keep each page's rows alive until they are promoted to the old generation (none of it
+ * reachable), which brings on full mark-compact collections under load. Made here, a page's rows die young.
  */
 
 /** Starts a statement's deadline on `client`; the function returned ends it and says which error to report. */
@@ -105,7 +104,7 @@ const settledPromise = (result: Promise<unknown>, settle: (error: unknown) => un
  * when it passes, the socket is destroyed, so the statement fails with a DatabaseTimeoutError, the client is no
  * longer queryable and the pool drops it on release — never reused, even when Drizzle releases a transaction's
  * client without an error. node-postgres' own `query_timeout` leaves the client in place, stuck behind the statement
- * it gave up on, which is how a stalled database used to wedge the pool until a restart.
+ * it gave up on, so a stalled database would wedge the pool until a restart.
  */
 function withDeadline<C extends new (...args: any[]) => AnyClient>(Base: C, budgets: DatabaseBudgets): C {
   return class DeadlineClient extends Base {

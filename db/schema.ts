@@ -163,7 +163,7 @@ export const locationProofs = pgTable(
     // The vector tiles (lib/tiles/): the proofs of a tile at any zoom are one range of this key (migration 0018).
     index("location_proofs_tile_key_idx").on(sql`proof_tile_key(${t.longitude}, ${t.latitude})`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
-    // bbox and a datetime counts them apart (lib/proofs/query.ts, countParts), through this small index.
+    // bbox and a datetime counts them apart (lib/proofs/count.ts, countParts), through this small index.
     index("location_proofs_no_geometry_time_idx").on(t.eventTimestamp).where(sql`${t.minLon} is null`),
     // sortby on each sortable property: a keyset page seeks to its cursor through the property's index, read
     // forward or backward (lib/proofs/sort.ts, keysetSegments); chain, prover and subject lead the indexes above,
@@ -193,7 +193,7 @@ export const locationProofs = pgTable(
  * Exact row counts of location_proofs per (chain, revoked, has bounds, has a point), kept by statement-level triggers
  * in the same transaction as every insert, update and delete (migration 0003). They answer the counts of the
  * commonest lists — no filter, a chain, revoked or not, with coordinates, a bbox covering the world — without
- * visiting every matching row (an exact COUNT over a million proofs costs ~100 ms).
+ * visiting every matching row (an exact COUNT's cost grows with its matches; docs/architecture.md, "Counts").
  */
 export const proofCounts = pgTable(
   "proof_counts",
@@ -244,7 +244,7 @@ export const proofCellCounts = pgTable(
   (t) => [
     primaryKey({ name: "proof_cell_counts_pkey", columns: [t.chain, t.revoked, t.cellLon, t.cellLat] }),
     // A bbox reads a range of cells whatever the chain (the key above leads with chain): without this, a sum over a
-    // continent's cells scanned the whole table (19 ms at 1M proofs spread over the globe).
+    // continent's cells scans the whole table.
     index("proof_cell_counts_cell_idx").on(t.cellLon, t.cellLat),
   ],
 );

@@ -237,6 +237,26 @@ const typeMessage = `locationType must be one or more of: ${LOCATION_TYPES.join(
 /** `locationType`: one or more location types of the protocol's vocabulary, comma-separated (matched normalised). */
 export const locationTypeListParam = listParam(v.picklist(LOCATION_TYPES, typeMessage), typeMessage);
 
+/**
+ * A query parameter's validator with its documentation, which rides on the schema so that an API document reads
+ * both at once (lib/v0/openapi-params.ts, queryParameters): its description, an example, and — only where the validator parses text into
+ * something the generator cannot describe (a bbox into numbers, a limit clamped to its maximum) — the JSON Schema
+ * of the value as the document states it: with a `type`, it stands for the generated schema; without one, it adds
+ * to it (a default the handler applies).
+ */
+export const doc = <S extends v.GenericSchema>(
+  schema: S,
+  description: string,
+  example?: string,
+  openapi?: Record<string, unknown>,
+) =>
+  v.pipe(
+    schema,
+    v.description(description),
+    v.examples(example === undefined ? [] : [example]),
+    v.metadata({ openapi: openapi ?? {} }),
+  );
+
 /** `near=lon,lat`: the centre of a proximity search, in degrees (CRS84). */
 export const nearParam = v.pipe(
   v.string(),

@@ -27,13 +27,13 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OUT = process.env.BUILD_OUT ?? join(ROOT, ".vercel/output");
 
 /**
- * Packages a read (public) function must not carry: the chain client, and the H3 decoder (0.5 MB; locations are
+ * Packages a read (public) function must not carry: the chain client, and the H3 decoder (large; locations are
  * decoded at index time), are the sync path's alone.
  */
 const SYNC_ONLY = ["node_modules/viem/", "node_modules/abitype/", "node_modules/ox/", "node_modules/h3-js/"];
 /**
  * node-redis serves REDIS_URL, the rate limiter's store for local runs and CI; deployments use Upstash's REST client.
- * It is 0.6 MB of every bundle (half a read function, and parsing is most of a cold import), so the build replaces it
+ * It is a large part of every bundle (and parsing is most of a cold import), so the build replaces it
  * with a stub whose createClient() fails: set on Vercel, REDIS_URL makes the limiter fail open, and /health says so.
  */
 const LOCAL_STORE = "@redis/client";

@@ -4,7 +4,7 @@ import { LOCATION_SCHEMA_UID } from "./schema.js";
 
 /**
  * The chains the service knows, as plain data. Deliberately free of viem: read routes (e.g. /api/v0/config) import
- * this, and importing viem/chains costs ~1 s of cold start (docs/architecture.md, "Cold start").
+ * this, and importing viem/chains would dominate their cold start (docs/architecture.md, "Cold start").
  */
 export type ChainDefinition = {
   name: string;

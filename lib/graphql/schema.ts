@@ -13,9 +13,10 @@ import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { badParameter } from "../http/errors.js";
 import { uidParam } from "../params.js";
+import { countMatching } from "../proofs/count.js";
 import { decodeCursor } from "../proofs/cursor.js";
 import { serializeProof } from "../proofs/properties.js";
-import { countMatching, findProofByUid } from "../proofs/query.js";
+import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { proofStats } from "../proofs/stats.js";
 import type { ListQuery } from "../v0/list-params.js";
@@ -217,13 +218,13 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
           description: "The endCursor of the page before (absent: the first page)",
         },
       },
-      resolve: async (_, args, context, info): Promise<Page> => {
+      resolve: async (_, args, _context, info): Promise<Page> => {
         const q = ARGUMENT_CHECKS.locationProofs!(args) as ListQuery;
         const plan = nodesPlan(info);
-        const page = await listPage(context.request, q, plan.json);
+        const page = await listPage(q, plan.json);
         return {
           texts: (page.rows as JsonRow[]).map((row) => row.json),
-          total: page.pagination.total,
+          total: page.total,
           next: page.cursors.next,
           prev: page.cursors.prev,
           plan,

@@ -20,8 +20,8 @@ export function baseUrl(request: Request): string {
 const firstValue = (header: string | null): string | undefined => header?.split(",")[0]?.trim() || undefined;
 
 /**
- * What every link of one request shares, worked out once per request (a page builds several links, and each used to
- * resolve the base URL, parse a URL and re-split the query string): the base URL, its origin, which plain paths are
+ * What every link of one request shares, worked out once per request (a page builds several links, and each would
+ * otherwise resolve the base URL, parse a URL and re-split the query string): the base URL, its origin, which plain paths are
  * joined to, and the raw query pairs with their decoded keys.
  */
 type LinkBase = { base: string; origin: string; pairs: { pair: string; key: string }[] };

@@ -16,7 +16,7 @@ const bigintAsString = (_key: string, value: unknown) =>
 /**
  * Big integers serialise as exact decimal strings; JSON has no lossless number for them. Proof rows hold none (the
  * schema maps bigint columns to numbers at the query layer), so the plain, replacer-free JSON.stringify serialises
- * them: a replacer is a function call per value, ~18% of a request's CPU on a 1,000-row page. Only a document that
+ * them: a replacer is a function call per value, a large share of a big page's CPU. Only a document that
  * does hold a bigint (chain reads in the sync's answers) throws, and is serialised again with the replacer.
  */
 export function stringify(body: unknown): string {
@@ -50,14 +50,9 @@ export const streamOf = (bytes: Uint8Array) =>
  *
  * The body is handed over as a stream of the one buffer, not as the buffer: the platform reads every Response body
  * as a stream anyway (undici wraps a buffer body in one), but first copies a buffer body, as the Fetch standard
- * says. Without that copy (and the garbage collections its memory brings on) and with the page encoded into one
- * buffer (listBytes), the server's CPU per request on a 100-proof page at 16 connections fell by a fifth (README,
- * "Performance at a million proofs").
+ * says. That copy, and the garbage collections its memory brings on, are a visible part of a page's CPU under load
+ * (docs/performance.md, "How a page is made, and why it is cheap").
  */
-export function textResponse(body: string, init: ResponseInit & { contentType: string }): Response {
-  return bytesResponse(Buffer.from(body, "utf8"), init);
-}
-
 export function bytesResponse(
   bytes: Buffer<ArrayBuffer>,
   init: ResponseInit & { contentType: string },
@@ -75,8 +70,8 @@ export function bytesResponse(
 
 /**
  * A JSON document around a list of JSON texts (rows written by PostgreSQL): `head`, the texts separated by commas,
- * `tail`, encoded straight into one buffer of the exact size. V8 joins a thousand 1 kB strings and encodes the
- * result ten times slower; encoding each text into a buffer of its own and concatenating those copied every byte
+ * `tail`, encoded straight into one buffer of the exact size. Joining many long strings in V8 and encoding the
+ * result is much slower; encoding each text into a buffer of its own and concatenating those copies every byte
  * twice more (and a buffer per row is garbage the collector must then find).
  */
 export function listBytes(head: string, texts: readonly string[], tail: string): Buffer<ArrayBuffer> {
@@ -95,6 +90,11 @@ export function listBytes(head: string, texts: readonly string[], tail: string):
 const COMMA = 0x2c;
 export function json(body: unknown, init: ResponseInit = {}): Response {
   return textResponse(stringify(body), { ...init, contentType: init.contentType ?? JSON_TYPE });
+}
+
+/** A whole text body, encoded as UTF-8 and answered as bytesResponse does. */
+export function textResponse(body: string, init: ResponseInit & { contentType: string }): Response {
+  return bytesResponse(Buffer.from(body, "utf8"), init);
 }
 
 /** What a client is told to wait before retrying during a database outage (a restart or failover takes seconds). */

@@ -7,7 +7,7 @@ import { statusText } from "../http/status-text.js";
 import type { Router } from "./router.js";
 
 /**
- * What the local server accepts, and for how long it waits (README, "Local server limits"). Every refusal is the
+ * What the local server accepts, and for how long it waits (docs/security.md, "Local server limits"). Every refusal is the
  * service's standard JSON error with the security headers, never Node's bare text.
  */
 export type ServerLimits = {

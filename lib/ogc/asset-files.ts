@@ -13,7 +13,7 @@ const ASSETS: Record<string, Asset> = {
   "leaflet.js": fromPackage(JS_TYPE, "leaflet/dist/leaflet.js"),
   "leaflet.css": fromPackage(CSS_TYPE, "leaflet/dist/leaflet.css"),
   "topojson-client.js": fromPackage(JS_TYPE, "topojson-client/dist/topojson-client.min.js"),
-  // Natural Earth 1:110m (108 KB) for the world view, 1:50m (756 KB) once a map is zoomed in (map.js).
+  // Natural Earth 1:110m (small) for the world view, 1:50m (larger) once a map is zoomed in (map.js).
   "countries-110m.json": fromPackage("application/json", "world-atlas/countries-110m.json"),
   "countries-50m.json": fromPackage("application/json", "world-atlas/countries-50m.json"),
   // MapLibre GL JS for the map of every proof (its vector tiles): the module, its worker and its styles.

@@ -7,6 +7,7 @@ import {
   chainListParam,
   cursorParam,
   datetimeParam,
+  doc,
   integerParam,
   locationTypeListParam,
   nearParam,
@@ -15,8 +16,9 @@ import {
   schemaListParam,
 } from "../params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
-import { FILTER_LANGS } from "./cql2/index.js";
-import { CRS84, OGC_MAX_LIMIT } from "./vocabulary.js";
+import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
+import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
 
 /**
  * `limit`: a whole number ≥ 1. Above the maximum it is served as the maximum (Part 1, 7.15.3, recommendation:
@@ -40,43 +42,124 @@ const crsParam = (name: string) =>
     ),
   );
 
-/** Query parameters of GET /api/ogc/collections/location-proofs/items; any other parameter is a 400. */
+/** The JSON Schema the document states for a comma-separated list (queryParameters writes style form, explode false). */
+const SORTBY_SCHEMA = {
+  type: "array",
+  items: {
+    type: "string",
+    pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$|^\\+?distance$`,
+  },
+};
+
+/**
+ * Query parameters of GET /api/ogc/collections/{collectionId}/items; any other parameter is a 400. The OGC OpenAPI
+ * document's items parameters are generated from these (lib/ogc/openapi.ts, through lib/v0/openapi-params.ts, as the
+ * native document's are), in this order. `{geometry}` and `{collectionId}` in a description are filled in per
+ * collection there. Declared inline under every items path, where GDAL's OAPIF driver looks: a parameter named like
+ * a feature property (chain, prover, subject) lets GDAL push `-where "chain = 'x'"` to the server, and the `maximum`
+ * of limit is the page size GDAL then asks for.
+ */
 export const ITEMS_PARAMS = {
-  f: v.optional(formatParam),
-  limit: v.optional(limitParam),
-  offset: v.optional(integerParam("offset", 0, Number.MAX_SAFE_INTEGER)),
-  cursor: v.optional(cursorParam),
-  bbox: v.optional(bboxParam("bbox", true)),
-  "bbox-crs": v.optional(crsParam("bbox-crs")),
-  near: v.optional(nearParam),
-  radius: v.optional(radiusParam(MAX_RADIUS_M)),
-  datetime: v.optional(datetimeParam),
-  chain: v.optional(chainListParam(CHAIN_NAMES)),
-  schema: v.optional(
-    v.pipe(schemaListParam, v.description("EAS schema UID(s), comma-separated (property schema_uid).")),
+  f: v.optional(doc(formatParam, "Response encoding; overrides the Accept header.")),
+  limit: v.optional(
+    doc(
+      limitParam,
+      `Page size, default ${OGC_DEFAULT_LIMIT}, at most ${OGC_MAX_LIMIT}. Values above ${OGC_MAX_LIMIT} are served as ${OGC_MAX_LIMIT} (and the links say so).`,
+      undefined,
+      { type: "integer", minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT },
+    ),
   ),
+  offset: v.optional(
+    doc(
+      integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
+      "Number of features to skip; slower the deeper (the next/prev links carry a cursor instead). Not with cursor.",
+      undefined,
+      { default: 0 },
+    ),
+  ),
+  cursor: v.optional(
+    doc(
+      cursorParam,
+      "The opaque position a next/prev link carries (the sort key of the row the page continues from, checksummed). A cursor that was changed, or made for another sortby, is a 400.",
+    ),
+  ),
+  bbox: v.optional(
+    doc(
+      bboxParam("bbox", true),
+      "minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84. minLon > maxLon crosses the antimeridian. Tested against {geometry}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).",
+      undefined,
+      { type: "array", minItems: 4, maxItems: 6, items: { type: "number" } },
+    ),
+  ),
+  "bbox-crs": v.optional(
+    doc(crsParam("bbox-crs"), "Only CRS84 is served.", undefined, { type: "string", enum: [CRS84] }),
+  ),
+  near: v.optional(
+    doc(
+      nearParam,
+      "lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.",
+      undefined,
+      { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
+    ),
+  ),
+  radius: v.optional(
+    doc(
+      radiusParam(MAX_RADIUS_M),
+      `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
+      undefined,
+      { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
+    ),
+  ),
+  datetime: v.optional(
+    doc(
+      datetimeParam,
+      "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day; years 0001-9999), or an interval start/end with '..' for an open end. Ends are inclusive; features without an event time match too (/req/core/fc-time-response).",
+    ),
+  ),
+  chain: v.optional(doc(chainListParam(CHAIN_NAMES), "Network name(s), comma-separated.")),
+  schema: v.optional(doc(schemaListParam, "EAS schema UID(s), comma-separated (property schema_uid).")),
   protocolVersion: v.optional(
-    v.pipe(
+    doc(
       protocolVersionListParam,
-      v.description(
-        "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
-      ),
+      "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
     ),
   ),
   locationType: v.optional(
-    v.pipe(
+    doc(
       locationTypeListParam,
-      v.description(
-        "Location type(s) of the protocol's vocabulary, comma-separated (property location_type_normalized).",
-      ),
+      "Location type(s) of the protocol's vocabulary, comma-separated (property location_type_normalized).",
     ),
   ),
-  prover: v.optional(addressParam("prover")),
-  subject: v.optional(addressParam("subject")),
-  filter: v.optional(v.pipe(v.string(), v.minLength(1, "filter must not be empty"))),
-  "filter-lang": v.optional(v.picklist(FILTER_LANGS, `filter-lang must be ${FILTER_LANGS.join(" or ")}`)),
-  "filter-crs": v.optional(crsParam("filter-crs")),
-  sortby: v.optional(v.pipe(v.string(), v.minLength(1, "sortby must not be empty"))),
+  prover: v.optional(doc(addressParam("prover"), "Address of the proof creator (0x…, any case).")),
+  subject: v.optional(doc(addressParam("subject"), "Address the proof is about (0x…, any case).")),
+  filter: v.optional(
+    doc(
+      v.pipe(v.string(), v.minLength(1, "filter must not be empty")),
+      `CQL2 text over the queryables (see /collections/{collectionId}/queryables); at most ${CQL_LIMITS.length} characters and ${CQL_LIMITS.depth} levels of nesting. A predicate on a null (a feature without geometry or time) is not true.`,
+    ),
+  ),
+  "filter-lang": v.optional(
+    doc(
+      v.picklist(FILTER_LANGS, `filter-lang must be ${FILTER_LANGS.join(" or ")}`),
+      "Language of filter.",
+      undefined,
+      { default: "cql2-text" },
+    ),
+  ),
+  "filter-crs": v.optional(
+    doc(crsParam("filter-crs"), "CRS of geometry literals in filter; only CRS84.", undefined, {
+      type: "string",
+      enum: [CRS84],
+    }),
+  ),
+  sortby: v.optional(
+    doc(
+      v.pipe(v.string(), v.minLength(1, "sortby must not be empty")),
+      "Comma-separated properties, '-' for descending (e.g. -event_timestamp); or distance alone: nearest first (then uid, then chain id), with near and radius.",
+      undefined,
+      SORTBY_SCHEMA,
+    ),
+  ),
 };
 
 export type ItemsQuery = v.InferOutput<v.ObjectSchema<typeof ITEMS_PARAMS, undefined>>;

@@ -1,11 +1,13 @@
+import { hash } from "node:crypto";
 import * as v from "valibot";
 import { getDb } from "../../db/client.js";
 import { notFound } from "../http/errors.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
+import { bytesResponse, GEOJSON_TYPE, listBytes, stringify } from "../http/respond.js";
 import { log } from "../log.js";
-import { proofPage } from "../paging.js";
+import { type ProofPage, pageLinks, proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
 import { type ProofFilter, type SpatialTarget, sourceFilter } from "../proofs/filter.js";
 import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
@@ -15,7 +17,7 @@ import type { JsonRow } from "../proofs/rows.js";
 import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
 import { proximityOf } from "../proximity-params.js";
 import { cql2Filter } from "./cql2/index.js";
-import { type OgcFeature, toFeature } from "./feature.js";
+import { toFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
 import { parseSortby } from "./sortby.js";
 import {
@@ -57,63 +59,45 @@ export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSp
   };
 }
 
-export type FeatureCollection = {
-  type: "FeatureCollection";
-  timeStamp: string;
-  numberMatched: number;
-  numberReturned: number;
-  features: OgcFeature[];
-  links: Link[];
-};
-
 /**
- * GET …/items: one page of features, the exact number matched, and links that keep every other parameter; with
- * `start`, the page's place in the list for the HTML pager (see proofPage).
+ * The page GET …/items answers (lib/paging.ts, proofPage): its features as PostgreSQL writes them
+ * (lib/proofs/json-sql.ts) for GeoJSON, or its rows as fields for the HTML view (toFeature).
  */
-export async function getItems(
+export async function itemsPage(
   request: Request,
   q: ItemsQuery,
   format: Format,
   collection: Collection,
-): Promise<{ doc: FeatureCollection; start: number; featureTexts?: string[] }> {
-  const limit = q.limit ?? OGC_DEFAULT_LIMIT;
-  const sort = q.sortby ? parseSortby(q.sortby) : undefined;
-  const filter = itemsFilter(q, collection, sort);
-  const items = PATHS.items(collection.id);
-  // GeoJSON is written by PostgreSQL (lib/proofs/json-sql.ts): `features` stays empty and `featureTexts` holds the
-  // features' JSON, spliced in by the response. The HTML view is built from the rows.
+): Promise<ProofPage> {
   const json =
     format === "html" ? undefined : collection.geometry === "point" ? POINT_FEATURE_JSON : SHAPE_FEATURE_JSON;
-  const { rows, total, next, prev, start } = await proofPage(request, items, filter, {
-    limit,
+  const sort = q.sortby ? parseSortby(q.sortby) : undefined;
+  const page = await proofPage(itemsFilter(q, collection, sort), {
+    limit: q.limit ?? OGC_DEFAULT_LIMIT,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(sort ? { sort } : {}),
     ...(json ? { json } : {}),
   });
-  // In a proximity query each feature's properties end with its distance (metres): the feature's text ends with
-  // its properties object, the last member PostgreSQL wrote (lib/proofs/json-sql.ts).
-  const featureTexts = json
-    ? (rows as JsonRow[]).map((row) =>
-        row.distance === undefined ? row.json : withDistance(row.json, row.distance, "}}"),
-      )
-    : undefined;
-  const features = featureTexts
-    ? []
-    : rows.map((row) => {
-        const feature = toFeature(row, collection);
-        return row.distance === undefined
-          ? feature
-          : { ...feature, properties: { ...feature.properties, distance: row.distance } };
-      });
   // The query string as received, for operators (and the GDAL client check, which verifies that a -where filter
   // reached the server): the shared request log line records only the path.
   log("debug", "ogc items", {
     collection: collection.id,
     query: requestUrl(request).search,
-    matched: total,
-    returned: rows.length,
+    matched: page.total,
+    returned: page.rows.length,
   });
+  return page;
+}
+
+/** The links of an items page: self, alternate, collection, and next/prev where the page has them. */
+export function itemsLinks(
+  request: Request,
+  format: Format,
+  collection: Collection,
+  page: ProofPage,
+): Link[] {
+  const items = PATHS.items(collection.id);
   const { selfType, otherType, otherF } = alternates(format, MEDIA.geojson);
   const links: Link[] = [
     { href: linkWith(request, items, {}), rel: REL.self, type: selfType, title: "This page" },
@@ -125,18 +109,46 @@ export async function getItems(
     },
     collectionLink(request, collection.id),
   ];
+  const { next, prev } = pageLinks(request, items, page);
   if (next) links.push({ href: next, rel: REL.next, type: selfType, title: "Next page" });
   if (prev) links.push({ href: prev, rel: REL.prev, type: selfType, title: "Previous page" });
-  const doc: FeatureCollection = {
-    type: "FeatureCollection",
-    timeStamp: new Date().toISOString(),
-    numberMatched: total,
-    numberReturned: rows.length,
-    features,
-    links,
-  };
-  return { doc, start, ...(featureTexts ? { featureTexts } : {}) };
+  return links;
 }
+
+/**
+ * The GeoJSON FeatureCollection of a page, written whole from it: `type`, `timeStamp`, the counts, the features as
+ * PostgreSQL wrote them (copied into the one buffer of the body, listBytes) and the links.
+ *
+ * The ETag is weak, and made of what the page is made of: every byte after `timeStamp` — the count, the features
+ * and the links — so a page that has not changed revalidates with 304 although each response is stamped anew.
+ */
+export function featureCollectionResponse(page: ProofPage, links: Link[]): Response {
+  const stamped = `{"type":"FeatureCollection","timeStamp":${JSON.stringify(new Date().toISOString())},`;
+  const head = `${stamped}"numberMatched":${page.total},"numberReturned":${page.rows.length},"features":[`;
+  // In a proximity query each feature's properties end with its distance (metres): the feature's text ends with
+  // its properties object, the last member PostgreSQL wrote (lib/proofs/json-sql.ts).
+  const texts = (page.rows as JsonRow[]).map((row) =>
+    row.distance === undefined ? row.json : withDistance(row.json, row.distance, "}}"),
+  );
+  const bytes = listBytes(head, texts, `],"links":${stringify(links)}}`);
+  // The stamp is ASCII: its length in characters is its length in bytes.
+  const made = hash("sha1", bytes.subarray(stamped.length), "base64url");
+  return bytesResponse(bytes, { contentType: GEOJSON_TYPE, headers: { etag: `W/"${made}"` } });
+}
+
+/** The same page as a document of features built from its rows (the HTML view's). */
+export const featureCollection = (page: ProofPage, links: Link[], collection: Collection) => ({
+  type: "FeatureCollection" as const,
+  numberMatched: page.total,
+  numberReturned: page.rows.length,
+  features: page.rows.map((row) => {
+    const feature = toFeature(row, collection);
+    return row.distance === undefined
+      ? feature
+      : { ...feature, properties: { ...feature.properties, distance: row.distance } };
+  }),
+  links,
+});
 
 const collectionLink = (request: Request, id: CollectionId): Link => ({
   href: absoluteUrl(request, PATHS.collection(id)),

@@ -1,28 +1,15 @@
-import * as v from "valibot";
-import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
-import { MAX_RADIUS_M } from "../proofs/near.js";
-import { jsonSchemaOf, OGC_PROPERTIES, SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import { jsonSchemaOf, OGC_PROPERTIES } from "../proofs/properties.js";
 import { TILE_MATRIX_SET_IDS } from "../tiles/tile-matrix-set.js";
 import { CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER, TILE_FILTER_NAMES } from "../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../tiles/web-mercator.js";
-import { parameterSchema } from "../v0/openapi-params.js";
+import { queryParameters } from "../v0/openapi-params.js";
 import { VERSION } from "../version.js";
-import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { apiHtml } from "./html/views.js";
 import { ITEMS_PARAMS } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
-import {
-  COLLECTIONS,
-  type Collection,
-  CRS84,
-  MEDIA,
-  OGC_BASE,
-  OGC_DEFAULT_LIMIT,
-  OGC_MAX_LIMIT,
-  TILED_COLLECTIONS,
-} from "./vocabulary.js";
+import { COLLECTIONS, type Collection, MEDIA, OGC_BASE, TILED_COLLECTIONS } from "./vocabulary.js";
 
 const linkList = { type: "array", items: { $ref: "#/components/schemas/link" } };
 const crs = { type: "string", description: "CRS URI" };
@@ -178,98 +165,21 @@ const f = query("f", "Response encoding; overrides the Accept header.", {
   enum: ["json", "html"],
 });
 
-const address = { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" };
-
 /**
- * Parameters of an items path. Declared inline (not only by $ref) and under the path key relative to the server
- * URL, which is where GDAL's OAPIF driver looks: a parameter named like a feature property (chain, prover, subject)
- * lets GDAL push `-where "chain = 'x'"` to the server as `chain=x` instead of filtering every feature locally, and
- * the `maximum` of limit is the page size GDAL then asks for.
+ * Parameters of an items path, generated from the validators that parse them (lib/ogc/items-params.ts: one
+ * catalogue for validation and this document), with the collection's geometry and id in their descriptions.
+ * Declared inline (not only by $ref) and under the path key relative to the server URL, which is where GDAL's OAPIF
+ * driver looks (items-params.ts says why).
  */
-const itemsParameters = (c: Collection): Param[] => [
-  f,
-  query(
-    "limit",
-    `Page size, default ${OGC_DEFAULT_LIMIT}, at most ${OGC_MAX_LIMIT}. Values above ${OGC_MAX_LIMIT} are served as ${OGC_MAX_LIMIT} (and the links say so).`,
-    { type: "integer", minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT },
-  ),
-  query(
-    "offset",
-    "Number of features to skip; slower the deeper (the next/prev links carry a cursor instead). Not with cursor.",
-    { type: "integer", minimum: 0, default: 0 },
-  ),
-  query(
-    "cursor",
-    "The opaque position a next/prev link carries (the sort key of the row the page continues from, checksummed). A cursor that was changed, or made for another sortby, is a 400.",
-    { type: "string", pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$" },
-  ),
-  query(
-    "bbox",
-    `minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84. minLon > maxLon crosses the antimeridian. Tested against ${c.geometry === "point" ? "the feature's point" : "the bounds of the feature's geometry"}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).`,
-    { type: "array", minItems: 4, maxItems: 6, items: { type: "number" } },
-    { style: "form", explode: false },
-  ),
-  query("bbox-crs", "Only CRS84 is served.", { type: "string", enum: [CRS84] }),
-  query(
-    "datetime",
-    "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day; years 0001-9999), or an interval start/end with '..' for an open end. Ends are inclusive; features without an event time match too (/req/core/fc-time-response).",
-    { type: "string" },
-  ),
-  query(
-    "chain",
-    "Network name(s), comma-separated.",
-    { type: "array", items: { type: "string", enum: [...CHAIN_NAMES] } },
-    { style: "form", explode: false },
-  ),
-  // The record's source: documented from their validators (lib/ogc/items-params.ts).
-  ...(["schema", "protocolVersion", "locationType"] as const).map((name) =>
-    query(
-      name,
-      v.getDescription(ITEMS_PARAMS[name].wrapped) ?? "",
-      parameterSchema(ITEMS_PARAMS[name].wrapped),
-      {
-        style: "form",
-        explode: false,
-      },
-    ),
-  ),
-  query("prover", "Address of the proof creator (0x…, any case).", address),
-  query("subject", "Address the proof is about (0x…, any case).", address),
-  query(
-    "filter",
-    `CQL2 text over the queryables (see /collections/${c.id}/queryables); at most ${CQL_LIMITS.length} characters and ${CQL_LIMITS.depth} levels of nesting. A predicate on a null (a feature without geometry or time) is not true.`,
-    { type: "string" },
-  ),
-  query("filter-lang", "Language of filter.", {
-    type: "string",
-    enum: [...FILTER_LANGS],
-    default: "cql2-text",
-  }),
-  query("filter-crs", "CRS of geometry literals in filter; only CRS84.", { type: "string", enum: [CRS84] }),
-  query(
-    "near",
-    `lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.`,
-    { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
-    { style: "form", explode: false },
-  ),
-  query(
-    "radius",
-    `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
-    { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
-  ),
-  query(
-    "sortby",
-    "Comma-separated properties, '-' for descending (e.g. -event_timestamp); or distance alone: nearest first (then uid, then chain id), with near and radius.",
-    {
-      type: "array",
-      items: {
-        type: "string",
-        pattern: `^[+-]?(${SORTABLE_PROPERTIES.map((q) => q.name).join("|")})$|^\\+?distance$`,
-      },
-    },
-    { style: "form", explode: false },
-  ),
-];
+const itemsParameters = (c: Collection): Param[] =>
+  queryParameters(ITEMS_PARAMS, (description) =>
+    description
+      .replace(
+        "{geometry}",
+        c.geometry === "point" ? "the feature's point" : "the bounds of the feature's geometry",
+      )
+      .replace("{collectionId}", c.id),
+  );
 
 const jsonResponse = (description: string, schema: string, type: string = MEDIA.json) => ({
   description,

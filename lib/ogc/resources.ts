@@ -1,11 +1,12 @@
+import { htmlResponse } from "../html/layout.js";
 import type { Format } from "../http/format.js";
 import { GEOJSON_TYPE } from "../http/respond.js";
 import { getCollection, getCollections } from "./collections.js";
 import { collectionHtml, collectionsHtml, itemHtml, itemsHtml } from "./html/views.js";
-import { getItem, getItems } from "./items.js";
+import { featureCollection, featureCollectionResponse, getItem, itemsLinks, itemsPage } from "./items.js";
 import type { ItemsQuery } from "./items-params.js";
-import { featuresResponse, hrefFor, ogcResponse } from "./respond.js";
-import { type Collection, OGC_DEFAULT_LIMIT } from "./vocabulary.js";
+import { hrefFor, ogcResponse } from "./respond.js";
+import type { Collection } from "./vocabulary.js";
 
 /**
  * Each OGC resource as a response in the negotiated format: the one call a route file makes after parsing its
@@ -29,24 +30,22 @@ export const collectionResource = async (request: Request, format: Format, colle
     collectionHtml(doc, hrefFor(request)),
   );
 
+/**
+ * GET …/items: one page (itemsPage), written whole as GeoJSON from its rows as PostgreSQL wrote them, or as the HTML
+ * view from its rows as fields.
+ */
 export const itemsResource = async (
   request: Request,
   q: ItemsQuery,
   format: Format,
   collection: Collection,
 ) => {
-  const { doc: items, start, featureTexts } = await getItems(request, q, format, collection);
-  if (featureTexts) return featuresResponse(items, featureTexts, GEOJSON, ["timeStamp"]);
-  return ogcResponse(
-    format,
-    items,
-    (doc) =>
-      itemsHtml(doc, request, hrefFor(request), collection, {
-        offset: start,
-        limit: q.limit ?? OGC_DEFAULT_LIMIT,
-      }),
-    GEOJSON,
-    ["timeStamp"],
+  const page = await itemsPage(request, q, format, collection);
+  const links = itemsLinks(request, format, collection, page);
+  if (format !== "html") return featureCollectionResponse(page, links);
+  const doc = featureCollection(page, links, collection);
+  return htmlResponse(
+    itemsHtml(doc, request, hrefFor(request), collection, { offset: page.start, limit: page.limit }),
   );
 };
 

@@ -8,7 +8,7 @@ import { inTimestampRange } from "./timestamps.js";
  *
  * Token: base64url(JSON [1, "n"|"p", order signature, position, ...key values]) "." base64url(first 9 bytes of
  * SHA-256(domain, payload)). In an order that puts located features first, the key values start with the row's
- * part (lib/proofs/query.ts, countParts). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
+ * part (lib/proofs/count.ts, countParts). The checksum is not keyed: a cursor holds nothing secret and grants nothing (it only
  * names a position in the public order, and its values reach SQL as typed bound parameters, each checked here), so
  * a signing secret would buy no protection, only a setting to manage and links that die when it rotates. What the
  * check does buy: a cursor that was cut, garbled or edited by hand is a 400 naming `cursor`, never a silently wrong
@@ -25,9 +25,12 @@ const checksum = (payload: string) =>
     .subarray(0, 9)
     .toString("base64url");
 
-/** The cursor that continues after (`next`) or before (`prev`) `row`, of part `part`, in `order`. */
+/**
+ * The cursor that continues after (`next`) or before (`prev`) `row`, of part `part`, in an order as planned
+ * (lib/proofs/plan.ts: its keys and signature).
+ */
 export function encodeCursor(
-  order: Order,
+  { order, keys, signature }: { order: Order; keys: SortKey[]; signature: string },
   direction: Cursor["direction"],
   row: ProofRow,
   position: number,
@@ -35,9 +38,9 @@ export function encodeCursor(
 ) {
   // The position is a hint (see Cursor), and one past MAX_SAFE_INTEGER (a page after a cursor that claimed the
   // largest) would make a link decodeCursor refuses: it is capped there.
-  const values = sortKeys(order.sort).map((k) => k.value(row));
+  const values = keys.map((k) => k.value(row));
   return cursorToken(
-    orderSignature(order),
+    signature,
     direction,
     Math.min(position, Number.MAX_SAFE_INTEGER),
     order.located?.length ? [part, ...values] : values,
@@ -81,8 +84,16 @@ function validValue(k: SortKey, value: unknown): boolean {
   }
 }
 
-/** The cursor a token names for this order, or the reason it names none (for a 400 naming `cursor`). */
-export function decodeCursor(token: string, order: Order): Cursor | { problem: string } {
+/**
+ * The cursor a token names for this order, or the reason it names none (for a 400 naming `cursor`). `keys` and
+ * `signature` are the order's (sortKeys, orderSignature), as a plan has them already.
+ */
+export function decodeCursor(
+  token: string,
+  order: Order,
+  keys = sortKeys(order.sort),
+  signature = orderSignature(order),
+): Cursor | { problem: string } {
   const garbled = {
     problem:
       "cursor is not a cursor this service made (cut, garbled or edited): follow the next/prev links as given",
@@ -99,13 +110,11 @@ export function decodeCursor(token: string, order: Order): Cursor | { problem: s
   }
   if (!Array.isArray(parsed) || parsed[0] !== VERSION || (parsed[1] !== "n" && parsed[1] !== "p"))
     return garbled;
-  const signature = orderSignature(order);
   if (parsed[2] !== signature) {
     return {
       problem: `cursor belongs to another sort order (${String(parsed[2])}); this request sorts by ${signature}: follow the links of this order, or start again without cursor`,
     };
   }
-  const keys = sortKeys(order.sort);
   const position: unknown = parsed[3];
   // A located-first order's values start with the row's part: one of 2^n (n: the located dimensions).
   const parts = order.located?.length ? 2 ** order.located.length : 0;

@@ -134,8 +134,8 @@ function boundsIntersect(b: Bbox, on: SQL = BOUNDS): SQL {
 /**
  * Bounds that span a 1° grid line (or the antimeridian) and intersect a plain box, for a bbox count's spanning part
  * (lib/proofs/cell-totals.ts): tested on spanningBoundsBox, which only their partial GiST index holds, so the
- * planner cannot choose the main index instead (it did: the same estimate for both, and 400 ms reading a whole
- * continent's bounds to keep 1,300).
+ * planner cannot choose the main index instead (with the same estimate for both, it may read a whole continent's
+ * bounds to keep a few).
  */
 export function spanningBoundsIntersect(b: Bbox): SQL {
   const S = spanningBoundsBox(p);
@@ -155,7 +155,7 @@ function pointInside(b: Bbox): SQL {
  * The representative point's coordinates lie in the box. Never an index condition (pointInside adds the bounds'
  * GiST condition, which finds the candidates): written over coalesce(x, x), which the longitude and latitude btrees
  * (there for sortby) cannot serve — else the planner, trusting its flat estimate for the GiST condition, ANDs in a
- * btree range over a whole continent's longitudes (137,000 entries: 24 ms at 1M). Not `wrapped`, on the plain
+ * btree range over a whole continent's longitudes. Not `wrapped`, on the plain
  * columns: the whole test of a page that walks its order's index (bboxCondition unindexed), where the columns'
  * statistics tell the planner how many rows pass (its estimate for coalesce(x, x) is a flat guess that tiny it scanned
  * the table instead).

@@ -8,9 +8,9 @@ import { renderedOnce as once } from "./sql-once.js";
  * from the catalogue's `source` expressions (lib/proofs/properties.ts), which tests/proofs/json-sql.test.ts holds equal to
  * what serializeProof and toFeature write.
  *
- * Why: on a 1,000-proof page, decoding 31 columns per row in the driver, building the records and JSON.stringify
- * were two thirds of the request's CPU (~20 ms on Node 24, for a statement of ~10 ms); PostgreSQL writes the same
- * JSON in ~5 ms more, and the function then only joins the rows' texts. The JSON is the same value for value. Its
+ * Why: on a large page, decoding every column of every row in the driver, building the records and JSON.stringify
+ * are most of the request's CPU; PostgreSQL writes the same JSON for a small part of that, and the function then
+ * only joins the rows' texts (docs/performance.md, "How a page is made, and why it is cheap"). The JSON is the same value for value. Its
  * text differs in one way: the stored jsonb members (geometry, the recipe and media arrays) keep jsonb's own layout,
  * a space after each `:` and `,` inside them.
  *

@@ -3,17 +3,17 @@ import { type Db, queryRows } from "../../db/client.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
 import { renderedOnce } from "./sql-once.js";
 
-/**
+/*
  * Reading proof rows: one SELECT of the columns a response is made of, rows decoded by the columns' own Drizzle
  * decoders.
  *
- * `db.select().from(p)` renders its 37-column select list anew on every request and maps every value through a
- * generic per-field loop; on a 10-feature OGC page that was about a tenth of the request's CPU. Here the select list
- * is rendered once, and each row is decoded by a per-column function fixed at load time. The values are the same as
+ * `db.select().from(p)` renders its whole select list anew on every request and maps every value through a generic
+ * per-field loop, a visible share of a small page's CPU. Here the select list is rendered once, and each row is decoded by a per-column function fixed at load time. The values are the same as
  * Drizzle's select gives on every driver: `db.execute` and `db.select` send the query with the same type parsers
  * (node-postgres, Neon and PGlite alike hand timestamps over as text), and each value goes through its column's
  * mapFromDriverValue, as Drizzle's own mapping does (null stays null).
  */
+
 /**
  * The columns no response reads: the sync engine's own bookkeeping (the block hash and log index of the event, the
  * block of a revocation, when the row was written) and the raw attestation data (ABI-encoded hex, kept for
@@ -64,7 +64,7 @@ export type RowsQuery = {
   limit: number;
   offset?: number;
   /**
-   * Also read the statement's MVCC snapshot (`pg_current_snapshot()`), for the count cache (lib/proofs/query.ts):
+   * Also read the statement's MVCC snapshot (`pg_current_snapshot()`), for the count cache (lib/proofs/count.ts):
    * an uncorrelated subquery, so PostgreSQL evaluates it once (an InitPlan) and the page's plan is unchanged. Only
    * a page that has rows can carry it. Only for a server that has the function (PostgreSQL 13 and later).
    */
@@ -83,7 +83,7 @@ export type RowsQuery = {
 /** Rows as read, and the statement's snapshot when the query asked for it and a row carried it. */
 export type ReadRows<T> = { rows: T[]; snapshot: string | undefined };
 
-/** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/query.ts). */
+/** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/count.ts). */
 export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
 const SNAPSHOT_COLUMN = renderedOnce(sql`(select ${SNAPSHOT_TEXT}) as "snapshot", `);
 /** The table, as Drizzle names it (rendered once: see renderedOnce). */

@@ -59,13 +59,25 @@ export function sortKeys(sort: SortSpec[] = DEFAULT_SORT): SortKey[] {
   return keys;
 }
 
+/**
+ * An order as a plan holds it (lib/proofs/plan.ts): its total order's keys (sortKeys), worked out once, and a
+ * signature that names its shape (orderSignature, or sortSignature). The statements of a page read it.
+ */
+export type OrderKeys = { keys: SortKey[]; signature: string };
+
+/** The OrderKeys of a sort, for a caller without a plan. */
+export const orderKeys = (sort: SortSpec[] = DEFAULT_SORT): OrderKeys => ({
+  keys: sortKeys(sort),
+  signature: sortSignature(sort),
+});
+
 /** The sort as sortby writes it (`-event_timestamp`, `chain,-block_number`). */
 export const sortSignature = (sort: SortSpec[] = DEFAULT_SORT): string =>
   sort.map((s) => `${s.descending ? "-" : ""}${s.field}`).join(",");
 
 /**
  * What a page puts before the sort: the features that have a geometry, an event time, or both (the OGC items with
- * a bbox or a datetime: lib/proofs/query.ts, locatedFirst). Empty: the sort alone.
+ * a bbox or a datetime: lib/proofs/count.ts, locatedFirst). Empty: the sort alone.
  */
 export type Located = readonly ("geometry" | "time")[];
 
@@ -101,11 +113,11 @@ const unindexed = (column: AnyColumn | SQL): SQL => sql`coalesce(${column}, ${co
  * (a selective filter, see pageAndCount) makes the planner filter first and sort the few matches, instead of
  * walking the order index hoping to meet them early.
  */
-export function orderBy(sort: SortSpec[] = DEFAULT_SORT, options: { avoidIndex?: boolean } = {}): SQL[] {
-  return remembered(`offset\u0000${sortSignature(sort)}\u0000${!!options.avoidIndex}`, () => [
+export function orderBy(order: OrderKeys, options: { avoidIndex?: boolean } = {}): SQL[] {
+  return remembered(`offset\u0000${order.signature}\u0000${!!options.avoidIndex}`, () => [
     renderedOnce(
       sql.join(
-        sortKeys(sort).map((k, i) => {
+        order.keys.map((k, i) => {
           const expr = options.avoidIndex && i === 0 ? unindexed(k.column) : sql`${k.column}`;
           return k.descending ? sql`${expr} desc nulls last` : sql`${expr} asc nulls last`;
         }),
@@ -128,16 +140,16 @@ function remembered<T>(key: string, make: () => T): T {
   return value;
 }
 
-/** Where a keyset page starts: strictly after (next) or strictly before (prev) a row's key, in the sort's order. */
 /**
- * Where a page continues from: the sort key values of a row, and `position`, that row's place in the list when the
+ * Where a keyset page continues from: strictly after (next) or strictly before (prev) a row's key, in the sort's
+ * order. The key is the sort key values of a row, and `position`, that row's place in the list when the
  * link was made (the first row after it for `next`, the row itself for `prev`). The position is only a hint for
  * telling a reader "51–100 of 120": rows written since may have moved it; the key alone decides the page.
  */
 export type Cursor = {
   direction: "next" | "prev";
   position: number;
-  /** the row's part, in an order that puts located features first (lib/proofs/query.ts, countParts) */
+  /** the row's part, in an order that puts located features first (lib/proofs/count.ts, countParts) */
   part?: number;
   /** the row's sort key values */
   values: unknown[];
@@ -185,9 +197,9 @@ function beyond(keys: SortKey[], values: unknown[], before: boolean, i = 0): SQL
  * A keyset page's ORDER BY lists (reading forward or `backward`) and its first key's null tests: the same for every
  * page of a sort, so rendered once (remembered).
  */
-function segmentOrders(sort: SortSpec[], backward: boolean, avoidIndex: boolean) {
-  return remembered(`keyset\u0000${sortSignature(sort)}\u0000${backward}\u0000${avoidIndex}`, () => {
-    const [first, ...others] = sortKeys(sort) as [SortKey, ...SortKey[]];
+function segmentOrders(order: OrderKeys, backward: boolean, avoidIndex: boolean) {
+  return remembered(`keyset\u0000${order.signature}\u0000${backward}\u0000${avoidIndex}`, () => {
+    const [first, ...others] = order.keys as [SortKey, ...SortKey[]];
     const dir = (k: SortKey) => (k.descending !== backward ? sql`desc` : sql`asc`);
     const nulls = backward ? sql`nulls first` : sql`nulls last`;
     const restOrder = others.map((k) => sql`${k.column} ${dir(k)} ${nulls}`);
@@ -219,14 +231,14 @@ function segmentOrders(sort: SortSpec[], backward: boolean, avoidIndex: boolean)
  * `avoidIndex` keeps the filter-first plan for selective filters (see pageAndCount).
  */
 export function keysetSegments(
-  sort: SortSpec[] = DEFAULT_SORT,
+  order: OrderKeys,
   cursor: Cursor | undefined,
   options: { avoidIndex?: boolean; backward?: boolean } = {},
 ): Segment[] {
-  const keys = sortKeys(sort);
+  const keys = order.keys;
   const backward = options.backward ?? cursor?.direction === "prev";
   const [first] = keys as [SortKey, ...SortKey[]];
-  const { nonNullOrder, restOrder, isNull, isNotNull } = segmentOrders(sort, backward, !!options.avoidIndex);
+  const { nonNullOrder, restOrder, isNull, isNotNull } = segmentOrders(order, backward, !!options.avoidIndex);
   const position = cursor ? beyond(keys, cursor.values, backward) : undefined;
   const v0 = cursor?.values[0];
   // The seek: a plain bound on the first key, which the index can start from (the exact condition is `position`).

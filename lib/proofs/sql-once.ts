@@ -5,8 +5,7 @@ const dialect = new PgDialect();
 
 /**
  * A parameter-free expression rendered to SQL text now, for good. Drizzle renders a statement by walking its whole
- * tree on every request — each column name, each nested fragment, each type check — about 20 µs for a page's
- * statement on Node 24; with its constant parts (the JSON expression, the ORDER BY, the snapshot column) rendered
+ * tree on every request — each column name, each nested fragment, each type check; with its constant parts (the JSON expression, the ORDER BY, the snapshot column) rendered
  * once, a few chunks are left. An expression that holds a parameter is refused: its value would be lost.
  */
 export function renderedOnce(expr: SQL): SQL {

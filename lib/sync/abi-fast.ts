@@ -4,8 +4,8 @@ import type { OnchainAttestation } from "./decode-attestation.js";
 /**
  * Direct decoders for the two fixed ABI layouts on the indexing hot path: Multicall3 `aggregate3`'s
  * `(bool success, bytes returnData)[]` and EAS `getAttestation`'s `Attestation` struct. They slice the hex string at
- * known word positions instead of going through viem's generic decoder, which the CPU profile of a 10,000-attestation
- * sync showed at about a third of the indexing time. Offsets and lengths are bounds-checked; anything malformed
+ * known word positions instead of going through viem's generic decoder, which is a large part of the indexing CPU
+ * in a profile of a sync. Offsets and lengths are bounds-checked; anything malformed
  * throws. tests/sync/abi-fast.test.ts checks them against viem's decoder.
  */
 

@@ -26,7 +26,8 @@ export type SyncOptions = {
   heartbeatMs: number;
   /**
    * Statement budget inside the engine's transactions (a commit writes thousands of rows): longer than a public
-   * read's, and short enough that the time budget plus one commit fits the function's 30 s (README).
+   * read's, and short enough that the time budget plus one commit fits the function's maxDuration (vercel.json;
+   * docs/security.md, "Database outages and timeouts").
    */
   statementTimeoutMs: number;
   /** Asked next to the time budget: true stops the run the same way (after the batch in flight; e.g. Ctrl-C). */

@@ -194,7 +194,7 @@ const UPSERT_SET = sql.raw(REFRESHED.map((c) => `${c} = excluded.${c}`).join(", 
 
 /**
  * Rows travel as one JSON parameter expanded by json_populate_recordset: one statement per batch whatever its size
- * (no 65,535-parameter limit), and 2–3× faster than a multi-row VALUES insert on PostgreSQL and PGlite alike.
+ * (no bound-parameter limit), and faster than a multi-row VALUES insert on PostgreSQL and PGlite alike.
  */
 function rowsJson(rows: NewLocationProofRow[]): string {
   return JSON.stringify(

@@ -8,6 +8,7 @@ import {
   chainListParam,
   cursorParam,
   datetimeParam,
+  doc,
   integerParam,
   locationTypeListParam,
   nearParam,
@@ -20,10 +21,6 @@ import { MAX_RADIUS_M } from "../proofs/near.js";
 
 export const LIST_DEFAULT_LIMIT = 100;
 export const LIST_MAX_LIMIT = 1000;
-
-/** A parameter's documentation rides on its schema, so the API document (lib/v0/openapi.ts) reads both at once. */
-const doc = <S extends v.GenericSchema>(schema: S, description: string, example?: string) =>
-  v.pipe(schema, v.description(description), v.examples(example === undefined ? [] : [example]));
 
 /**
  * Query parameters of GET /api/v0/location-proofs; any other parameter is a 400. Bounds, defaults and the allowed

@@ -5,7 +5,7 @@ import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
 import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
-import { proofPage } from "../paging.js";
+import { type ProofPage, pageLinks, proofPage } from "../paging.js";
 import { type ProofFilter, sourceFilter, type TimeInterval } from "../proofs/filter.js";
 import { RECORD_JSON } from "../proofs/json-sql.js";
 import { withDistance } from "../proofs/near.js";
@@ -42,50 +42,53 @@ export function listFilter(q: ListQuery): ProofFilter {
 }
 
 /**
- * The native list: one page in the default order, the total, and absolute next/prev links (a cursor each) keeping
- * every other parameter, on the list path the request came in by (listPathOf). `offset` is the one requested (0 on
- * the first page), null on a cursor page; `start` (not in the JSON) is the page's place in the list for the HTML
- * pager, a hint on a cursor page (see proofPage); `cursors` are the links' bare cursors (the GraphQL list's paging).
- * With `json`, the rows are read as that JSON text (JsonRows) rather than as fields.
+ * The native list's page in the default order (lib/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
+ * when given, else as fields; the GraphQL list pages with it too.
  */
-export async function listPage(request: Request, q: ListQuery, json?: SQL) {
-  const limit = q.limit;
-  const page = await proofPage(request, listPathOf(request), listFilter(q), {
-    limit,
+export const listPage = (q: ListQuery, json?: SQL): Promise<ProofPage> =>
+  proofPage(listFilter(q), {
+    limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(q.sort === "distance" ? { sort: [{ field: DISTANCE, descending: false }] } : {}),
     ...(json ? { json } : {}),
   });
-  const pagination = {
+
+/**
+ * The list's `pagination` member: the total, the page's size and offset (null on a cursor page), and absolute
+ * next/prev links (a cursor each) keeping every other parameter, on the list path the request came in by
+ * (listPathOf).
+ */
+function pagination(request: Request, page: ProofPage) {
+  const { next, prev } = pageLinks(request, listPathOf(request), page);
+  return {
     total: page.total,
-    limit,
-    offset: q.cursor !== undefined ? null : (q.offset ?? 0),
+    limit: page.limit,
+    offset: page.offset,
     returned: page.rows.length,
-    next: page.next,
-    prev: page.prev,
+    next,
+    prev,
   };
-  return { rows: page.rows, pagination, start: page.start, cursors: page.cursors };
 }
 
 /**
- * The native list in the negotiated format: JSON (the default), its records written by PostgreSQL and joined here
- * (lib/proofs/json-sql.ts); or a page for a browser, from the same query's rows.
+ * The native list in the negotiated format. JSON (the default): the whole body written here from the page, its
+ * records as PostgreSQL wrote them (lib/proofs/json-sql.ts) copied into one buffer (listBytes). HTML: a page for a
+ * browser, from the same query's rows.
  */
 export async function listResource(request: Request, q: ListQuery): Promise<Response> {
   if (negotiateFormat(request, q.f) === "html") {
-    const { rows, pagination, start } = await listPage(request, q);
-    return htmlResponse(
-      proofsPage(request, listPathOf(request), { data: rows.map(recordOf), pagination }, start),
-    );
+    const page = await listPage(q);
+    const doc = { data: page.rows.map(recordOf), pagination: pagination(request, page) };
+    return htmlResponse(proofsPage(request, listPathOf(request), doc, page.start));
   }
-  const { rows, pagination } = await listPage(request, q, RECORD_JSON);
-  // In a proximity query each record ends with its distance (metres), spliced into the text PostgreSQL wrote.
-  const texts = (rows as JsonRow[]).map((row) =>
+  const page = await listPage(q, RECORD_JSON);
+  // In a proximity query each record ends with its distance (metres), after the text PostgreSQL wrote.
+  const texts = (page.rows as JsonRow[]).map((row) =>
     row.distance === undefined ? row.json : withDistance(row.json, row.distance),
   );
-  const body = listBytes('{"data":[', texts, `],"pagination":${stringify(pagination)}}`);
-  return bytesResponse(body, { contentType: JSON_TYPE });
+  const tail = `],"pagination":${stringify(pagination(request, page))}}`;
+  return bytesResponse(listBytes('{"data":[', texts, tail), { contentType: JSON_TYPE });
 }
 
 /** A record as the list serves it: the proof, and its distance in a proximity query. */

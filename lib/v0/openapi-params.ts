@@ -5,7 +5,7 @@ type Json = Record<string, unknown>;
 type Entries = Record<string, v.GenericSchema>;
 
 /** Normalisations that keep the type (a trimmed, lower-cased address is still the address the pattern names). */
-const IGNORED_ACTIONS = ["trim", "to_lower_case", "description", "examples"];
+const IGNORED_ACTIONS = ["trim", "to_lower_case", "description", "examples", "metadata"];
 
 /**
  * The JSON Schema (2020-12) of one query parameter, from the very valibot schema that validates it. Where the
@@ -29,12 +29,13 @@ export function parameterSchema(schema: v.GenericSchema): Json {
 /**
  * OpenAPI parameter objects for a route's query schema (the entries parseQuery validates): each one optional, with
  * the default the validator fills in (the parsed value of an absent parameter), its description (and example) from
- * the schema's own metadata, and lists as comma-separated values (`style: form, explode: false`).
+ * the schema's own metadata (lib/params.ts, doc; `fill` completes a description per use), and lists as comma-separated values (`style: form, explode: false`).
  */
-export function queryParameters(entries: Entries): Json[] {
+export function queryParameters(entries: Entries, fill = (description: string) => description): Json[] {
   return Object.entries(entries).map(([name, optional]) => {
     const inner = "wrapped" in optional ? (optional.wrapped as v.GenericSchema) : optional;
-    const schema = parameterSchema(inner);
+    const stated = (v.getMetadata(inner) as { openapi?: Json }).openapi ?? {};
+    const schema = "type" in stated ? { ...stated } : { ...parameterSchema(inner), ...stated };
     const absent = v.safeParse(optional, undefined);
     if (absent.success && absent.output !== undefined) schema.default = absent.output;
     // An example goes into the words, not into `example`: renderers fill an example into "Try it out", and a filter
@@ -45,7 +46,7 @@ export function queryParameters(entries: Entries): Json[] {
       name,
       in: "query",
       required: !absent.success,
-      description: example === undefined ? description : `${description} Example: \`${example}\`.`,
+      description: fill(example === undefined ? description : `${description} Example: \`${example}\`.`),
       schema,
       ...(schema.type === "array" ? { style: "form", explode: false } : {}),
     };

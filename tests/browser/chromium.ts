@@ -54,7 +54,7 @@ export const DESKTOP = { name: "desktop", width: 1280, height: 800 } as const;
 export const PHONE = { name: "phone", width: 390, height: 844 } as const;
 export type Viewport = typeof DESKTOP | typeof PHONE;
 
-/** Where the screenshots go (the README names it; CI keeps it as an artifact). */
+/** Where the screenshots go (docs/development.md, "Browser tests"; CI keeps it as an artifact). */
 export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? join(ROOT, "artifacts/screenshots");
 
 export type Opened = { page: Page; problems: string[]; status: number };

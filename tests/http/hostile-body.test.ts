@@ -78,7 +78,7 @@ describe("readJsonBody", () => {
 
 /**
  * The restricted POST endpoints take their options in the query string; a body, if any, is read under the cap and
- * must be empty or {} (README, "Request bodies"). Through the real routes, with the secret.
+ * must be empty or {} (docs/security.md, "Restricted endpoints"). Through the real routes, with the secret.
  */
 describe("bodies on the restricted POST endpoints", () => {
   let app: TestApp;

@@ -4,7 +4,7 @@ import { queryRows } from "../../db/client.js";
 import { locationProofs } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { whereClause } from "../../lib/proofs/filter.js";
-import { orderBy } from "../../lib/proofs/sort.js";
+import { orderBy, orderKeys } from "../../lib/proofs/sort.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
 // The bbox filter must be served by the GiST index over the box expression, never by a table scan — on
@@ -23,7 +23,7 @@ async function plan(filter: Parameters<typeof whereClause>[0]): Promise<string> 
     .select()
     .from(locationProofs)
     .where(whereClause(filter))
-    .orderBy(...orderBy())
+    .orderBy(...orderBy(orderKeys()))
     .limit(100)
     .getSQL();
   const rows = await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain ${query}`);
@@ -53,6 +53,7 @@ describe("an offset page pages the keys first", () => {
     // EXPLAIN ANALYZE: every node of the plan that runs per row (the JSON's subqueries) runs for the page's rows
     // (limit + 1), while the key scan below them reads past the offset.
     const { pageAndCount } = await import("../../lib/proofs/query.js");
+    const { planPage } = await import("../../lib/proofs/plan.js");
     const { RECORD_JSON } = await import("../../lib/proofs/json-sql.js");
     const statements: Parameters<typeof app.db.execute>[0][] = [];
     const db = new Proxy(app.db, {
@@ -66,7 +67,10 @@ describe("an offset page pages the keys first", () => {
       },
     });
     const offset = 12_000;
-    const { rows } = await pageAndCount(db, {}, { limit: 10, offset, json: RECORD_JSON });
+    const { rows } = await pageAndCount(
+      db,
+      planPage({}, { limit: 10, offset, json: RECORD_JSON }) as import("../../lib/proofs/plan.js").PagePlan,
+    );
     expect(rows).toHaveLength(10);
     const { PgDialect } = await import("drizzle-orm/pg-core");
     const dialect = new PgDialect();

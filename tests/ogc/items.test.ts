@@ -605,7 +605,7 @@ describe("the location-proof-shapes collection", () => {
 
 describe("items: numberMatched under the OGC rule is counted in parts", () => {
   it("the parts (inside the box or without geometry, in the interval or without a time) add up to one plain COUNT", async () => {
-    const { countProofs, countParts } = await import("../../lib/proofs/query.js");
+    const { countProofs, countParts } = await import("../../lib/proofs/count.js");
     const { itemsFilter } = await import("../../lib/ogc/items.js");
     const { COLLECTIONS } = await import("../../lib/ogc/vocabulary.js");
     const interval = { start: new Date(NOW.getTime() - 30 * 86_400_000) };

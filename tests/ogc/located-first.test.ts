@@ -6,7 +6,7 @@ import { cursorToken } from "../../lib/proofs/cursor.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 import { compareBySort } from "../helpers/sort-oracle.js";
 
-// Located first (lib/proofs/query.ts, locatedFirst and countParts): on the OGC items, a bbox or a datetime matches
+// Located first (lib/proofs/count.ts, locatedFirst and countParts): on the OGC items, a bbox or a datetime matches
 // the features without geometry or event time too (the standard's rule), and the page order puts the features that
 // have them first, then the others, each part in the usual order. numberMatched, keyset links both ways, offset
 // pages and the HTML page all follow that one order, in both collections.

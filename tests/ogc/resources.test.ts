@@ -211,6 +211,26 @@ describe("OpenAPI", () => {
         (p: { name: string }) => p.name,
       ),
     ).toEqual(names);
+    // One catalogue: the parameters are the validators' (lib/ogc/items-params.ts), each described, in their order,
+    // with the collection's own words filled in.
+    const { ITEMS_PARAMS } = await import("../../lib/ogc/items-params.js");
+    expect(names).toEqual(Object.keys(ITEMS_PARAMS));
+    type Param = { name: string; description: string; schema: Record<string, unknown>; style?: string };
+    const shapes = res.body.paths["/collections/location-proof-shapes/items"].get.parameters as Param[];
+    for (const p of [...(items.parameters as Param[]), ...shapes]) {
+      expect(p.description, p.name).toMatch(/\w/);
+      expect(p.description, p.name).not.toMatch(/\{(geometry|collectionId)\}/);
+      if (p.schema.type === "array") expect(p.style, p.name).toBe("form");
+    }
+    const bbox = (list: Param[]) => list.find((p) => p.name === "bbox")!;
+    expect(bbox(items.parameters).description).toContain("the feature's point");
+    expect(bbox(shapes).description).toContain("the bounds of the feature's geometry");
+    expect(bbox(items.parameters).schema).toEqual({
+      type: "array",
+      minItems: 4,
+      maxItems: 6,
+      items: { type: "number" },
+    });
     const schemas = res.body.components.schemas;
     expect(schemas.featureLocationProofs.properties.geometry.$ref).toBe("#/components/schemas/pointGeometry");
     expect(schemas.featureLocationProofShapes.properties.geometry.$ref).toBe(

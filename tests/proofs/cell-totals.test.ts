@@ -6,8 +6,8 @@ import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { countFromCells } from "../../lib/proofs/cell-totals.js";
+import { countProofs } from "../../lib/proofs/count.js";
 import type { Bbox, ProofFilter } from "../../lib/proofs/filter.js";
-import { countProofs } from "../../lib/proofs/query.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
 // A bbox count from proof_cell_counts (interior 1° cells) plus the rows on the box's edges and the proofs spanning a

@@ -2,14 +2,17 @@ import { type SQL, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { countProofs, createCountCache } from "../../lib/proofs/count.js";
 import { type ProofFilter, whereClause } from "../../lib/proofs/filter.js";
-import { countProofs, createCountCache, pageAndCount } from "../../lib/proofs/query.js";
+import { type PagePlan, type PageRequest, planPage } from "../../lib/proofs/plan.js";
+import { pageAndCount } from "../../lib/proofs/query.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { usingPostgres } from "../helpers/test-db.js";
 
-// The exact-count cache (lib/proofs/query.ts) may only reuse a count while no other transaction's outcome can have
+// The exact-count cache (lib/proofs/count.ts) may only reuse a count while no other transaction's outcome can have
 // become visible. These tests change the data in the ways a sync run does and check the count every time.
 let app: TestApp;
+const plan = (filter: ProofFilter, q: PageRequest) => planPage(filter, q) as PagePlan;
 const rows = sampleProofs({ count: 200, seed: 17 });
 beforeAll(async () => {
   app = await createTestApp();
@@ -115,9 +118,9 @@ describe("a page's remembered count, checked by the page's own statement", () =>
     ];
     const check = async (step: string) => {
       for (const filter of filters) {
-        const { total } = await pageAndCount(app.db, filter, { limit: 3 });
+        const { total } = await pageAndCount(app.db, plan(filter, { limit: 3 }));
         expect(total, `${step}: ${JSON.stringify(filter)}`).toBe(await countProofs(app.db, filter));
-        const again = await pageAndCount(app.db, filter, { limit: 3, offset: 3 });
+        const again = await pageAndCount(app.db, plan(filter, { limit: 3, offset: 3 }));
         expect(again.total, `${step} (remembered): ${JSON.stringify(filter)}`).toBe(total);
       }
     };
@@ -193,7 +196,7 @@ describe.skipIf(usingPostgres())("the statements of a page and its count", () =>
     const filter: ProofFilter = { chains: ["base"] };
     const statementsOf = async () => {
       statements = 0;
-      const { total } = await pageAndCount(db, filter, { limit: 3 });
+      const { total } = await pageAndCount(db, plan(filter, { limit: 3 }));
       expect(total).toBe(await countProofs(app.db, filter));
       return statements;
     };

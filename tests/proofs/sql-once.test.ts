@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { locationProofs as p } from "../../db/schema.js";
-import { orderBy } from "../../lib/proofs/sort.js";
+import { orderBy, orderKeys } from "../../lib/proofs/sort.js";
 import { renderedOnce } from "../../lib/proofs/sql-once.js";
 
 const dialect = new PgDialect();
@@ -21,9 +21,11 @@ describe("renderedOnce", () => {
   });
 
   it("keeps one ORDER BY per sort shape", () => {
-    const byTime = render(sql.join(orderBy(), sql`, `)).sql;
-    const byChain = render(sql.join(orderBy([{ field: "chain", descending: false }]), sql`, `)).sql;
-    const avoiding = render(sql.join(orderBy(undefined, { avoidIndex: true }), sql`, `)).sql;
+    const byTime = render(sql.join(orderBy(orderKeys()), sql`, `)).sql;
+    const byChain = render(
+      sql.join(orderBy(orderKeys([{ field: "chain", descending: false }])), sql`, `),
+    ).sql;
+    const avoiding = render(sql.join(orderBy(orderKeys(), { avoidIndex: true }), sql`, `)).sql;
     expect(byTime).toBe(
       '"location_proofs"."event_timestamp" desc nulls last, "location_proofs"."uid" asc nulls last, "location_proofs"."chain_id" asc nulls last',
     );
@@ -31,6 +33,6 @@ describe("renderedOnce", () => {
     expect(avoiding).toMatch(
       /^coalesce\("location_proofs"."event_timestamp", "location_proofs"."event_timestamp"\) desc/,
     );
-    expect(render(sql.join(orderBy(), sql`, `)).sql).toBe(byTime);
+    expect(render(sql.join(orderBy(orderKeys()), sql`, `)).sql).toBe(byTime);
   });
 });

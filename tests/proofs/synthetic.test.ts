@@ -12,7 +12,7 @@ import {
 } from "../../lib/local/synthetic-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
-import { countProofs } from "../../lib/proofs/query.js";
+import { countProofs } from "../../lib/proofs/count.js";
 import { countFromTotals } from "../../lib/proofs/totals.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 

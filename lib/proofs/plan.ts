@@ -1,0 +1,74 @@
+import type { SQL } from "drizzle-orm";
+import { countParts, locatedFirst } from "./count.js";
+import { decodeCursor } from "./cursor.js";
+import { type ProofFilter, whereClause } from "./filter.js";
+import { type Cursor, type Order, orderSignature, type SortKey, type SortSpec, sortKeys } from "./sort.js";
+
+/** What a client asked of a page, as parsed (the cursor still a token). */
+export type PageRequest = {
+  limit: number;
+  offset?: number;
+  cursor?: string;
+  sort?: SortSpec[];
+  /** Read each row as this JSON (lib/proofs/json-sql.ts) with its sort key beside it: rows are then JsonRows. */
+  json?: SQL;
+};
+
+/**
+ * A page planned once: the filter and its WHERE clause, its parts (located first, lib/proofs/count.ts), the order
+ * (its keys and the signature a cursor carries) and where the page starts. Made by planPage and handed on: the
+ * statements (lib/proofs/query.ts, pageAndCount; their ORDER BY and keyset ranges from the plan's keys, sort.ts) and
+ * the cursors of the next/prev links (lib/paging.ts) read it, and none of them works any of it out again.
+ */
+export type PagePlan = {
+  filter: ProofFilter;
+  where: SQL | undefined;
+  parts: ProofFilter[];
+  order: Order;
+  /** the order's total order: its sort keys, then the primary key (sortKeys) */
+  keys: SortKey[];
+  /** the order as a cursor names it (orderSignature) */
+  signature: string;
+  limit: number;
+  offset?: number;
+  cursor?: Cursor;
+  json?: SQL;
+};
+
+/** A request that cannot be planned: the parameter to name in the 400, and why. */
+export type PlanProblem = { parameter: string; problem: string };
+
+/**
+ * Plans a page: filter → order → cursor → WHERE, once. Which page: after or before a cursor (keyset paging: an
+ * index seek whatever the depth), else `offset` rows in (read and discarded by the database: slower the deeper),
+ * else the first page; a cursor and an offset together, or a cursor this order did not make, is a problem.
+ */
+export function planPage(filter: ProofFilter, q: PageRequest): PagePlan | PlanProblem {
+  if (q.cursor !== undefined && q.offset !== undefined) {
+    return {
+      parameter: "cursor",
+      problem: "cursor and offset cannot be combined: the cursor already names where the page starts",
+    };
+  }
+  const order: Order = { sort: q.sort, located: locatedFirst(filter) };
+  const keys = sortKeys(order.sort);
+  const signature = orderSignature(order);
+  let cursor: Cursor | undefined;
+  if (q.cursor !== undefined) {
+    const decoded = decodeCursor(q.cursor, order, keys, signature);
+    if ("problem" in decoded) return { parameter: "cursor", problem: decoded.problem };
+    cursor = decoded;
+  }
+  return {
+    filter,
+    where: whereClause(filter),
+    parts: countParts(filter),
+    order,
+    keys,
+    signature,
+    limit: q.limit,
+    ...(q.offset !== undefined ? { offset: q.offset } : {}),
+    ...(cursor ? { cursor } : {}),
+    ...(q.json ? { json: q.json } : {}),
+  };
+}
