@@ -160,7 +160,7 @@ export const locationProofs = pgTable(
     index("location_proofs_spanning_bounds_gist")
       .using("gist", spanningBoundsBox(t))
       .where(sql`not ${singleCell(t)}`),
-    // The vector tiles (lib/tiles/): the proofs of a tile at any zoom are one range of this key (migration 0018).
+    // The vector tiles (lib/tiles/): the proofs of a tile at any zoom are one range of this key (migration 0017).
     index("location_proofs_tile_key_idx").on(sql`proof_tile_key(${t.longitude}, ${t.latitude})`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
     // bbox and a datetime counts them apart (lib/proofs/count.ts, countParts), through this small index.

@@ -16,7 +16,7 @@ export const WX: SQL = sql`proof_tile_wx(${p.longitude})`;
 export const WY: SQL = sql`proof_tile_wy(${p.latitude})`;
 
 /**
- * The proof's tile key (migration 0018): its world pixel's bits, 31 a side, interleaved (y's above x's), so the
+ * The proof's tile key (migration 0017): its world pixel's bits, 31 a side, interleaved (y's above x's), so the
  * leading 2z bits are the tile of zoom z. Written exactly as the index location_proofs_tile_key_idx is, so that the
  * planner finds the condition below in it. Null for a proof without a point.
  */

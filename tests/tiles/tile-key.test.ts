@@ -6,7 +6,7 @@ import { MAX_ZOOM, MIN_ZOOM, WORLD_BITS } from "../../lib/tiles/web-mercator.js"
 import { openTestDb } from "../helpers/test-db.js";
 
 /**
- * The tile key (migration 0018), which finds a tile's proofs through its index, against the world pixel that
+ * The tile key (migration 0017), which finds a tile's proofs through its index, against the world pixel that
  * defines a proof's tile: at every zoom served, the key lies in the key range of exactly the tile its pixel names,
  * for points on tile edges, at the poles and the antimeridian, and spread over the map.
  */
