@@ -24,16 +24,13 @@ import {
   benchDatabaseUrl,
   DAY,
   END,
-  f1,
   iso,
-  lpad,
-  pad,
-  percentile,
   requireNode24,
   SCALE_DB,
   servedEnv,
 } from "./common.js";
 import { statOf } from "./cores.js";
+import { f1, lpad, pad, percentile } from "./figures.js";
 
 const ARGS = benchArgs({ numbers: { rows: 1_000_000, iterations: 200, "warm-up": 30 }, flags: ["keep"] });
 const ROUNDS = 10;

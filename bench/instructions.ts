@@ -30,12 +30,11 @@ import {
   benchDatabase,
   benchDatabaseUrl,
   getOk,
-  lpad,
-  pad,
   requireNode24,
   SCALE_DB,
   servedEnv,
 } from "./common.js";
+import { lpad, pad } from "./figures.js";
 import { connectInProcess, ITEMS, type Recorded, startFloors, statementsOf, V0 } from "./statements.js";
 
 const ARGS = benchArgs({ numbers: { rows: 1_000_000 }, texts: ["requests", "only"] });

@@ -35,15 +35,13 @@ import {
   benchDatabaseUrl,
   DAY,
   END,
-  f1,
   holdsBenchData,
   iso,
   loadBenchDatabase,
-  pad,
-  percentile,
   requireNode24,
   servedEnv,
 } from "./common.js";
+import { f1, pad, percentile } from "./figures.js";
 
 const ARGS = benchArgs({
   numbers: { rows: 1_000_000, iterations: 100, "warm-up": 40, budget: 60 },

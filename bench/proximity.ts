@@ -36,15 +36,12 @@ import {
   benchArgs,
   benchDatabase,
   benchDatabaseUrl,
-  f1,
   getOk,
-  lpad,
-  pad,
-  percentile,
   requireNode24,
   SCALE_DB,
   servedEnv,
 } from "./common.js";
+import { f1, lpad, pad, percentile } from "./figures.js";
 import { connectInProcess, replay, statementsOf, V0 } from "./statements.js";
 
 const ARGS = benchArgs({ numbers: { rows: 1_000_000, iterations: 60 }, flags: ["keep"] });

@@ -48,17 +48,14 @@ import {
   benchDatabaseUrl,
   DAY,
   END,
-  f1,
   getOk,
   iso,
-  lpad,
-  pad,
-  percentile,
   requireNode24,
   SCALE_DB,
   servedEnv,
 } from "./common.js";
 import { cannotSeparate, postgresPids, postmasterOf, separateCores, statOf } from "./cores.js";
+import { f1, lpad, pad, percentile } from "./figures.js";
 import {
   connectInProcess,
   ITEMS,

@@ -37,16 +37,13 @@ import {
   benchDatabaseUrl,
   DAY,
   END,
-  f1,
   iso,
-  lpad,
-  pad,
-  percentile,
   ROOT,
   requireNode24,
   servedEnv,
 } from "./common.js";
 import { statOf } from "./cores.js";
+import { f1, lpad, pad, percentile } from "./figures.js";
 import { ITEMS, SHAPES, V0 } from "./statements.js";
 
 const ARGS = benchArgs({

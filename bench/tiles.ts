@@ -44,14 +44,11 @@ import {
   benchArgs,
   benchDatabase,
   benchDatabaseUrl,
-  f1,
   getOk,
-  lpad,
-  pad,
-  percentile,
   requireNode24,
   servedEnv,
 } from "./common.js";
+import { f1, lpad, pad, percentile } from "./figures.js";
 
 const ARGS = benchArgs({
   numbers: { rows: 1_000_000, iterations: 15, "warm-up": 3, "max-zoom": 16 },
