@@ -4,6 +4,7 @@ import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { OGC_MAX_LIMIT } from "../../lib/ogc/vocabulary.js";
 import { cursorToken } from "../../lib/proofs/cursor.js";
+import { MAX_RADIUS_M } from "../../lib/proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
 import { type Order, orderSignature, type SortSpec, sortKeys } from "../../lib/proofs/sort.js";
 import { MAX_INSTANT, MIN_INSTANT } from "../../lib/proofs/timestamps.js";
@@ -144,6 +145,31 @@ export const bboxText = (allow3d: boolean): fc.Arbitrary<string> =>
       const [s, n] = Number(y0) <= Number(y1) || y0 === y1 ? [y0, y1] : [y1, y0];
       return allow3d && threeD ? `${x0},${s},${z0},${x1},${n},${z1}` : `${x0},${s},${x1},${n}`;
     });
+
+/** A proximity centre (`near=lon,lat`) of edge coordinates: the poles, the antimeridian, just outside the range. */
+export const nearText: fc.Arbitrary<string> = fc.tuple(lon, lat).map(([x, y]) => `${x},${y}`);
+
+/**
+ * A radius at both ends of (0, MAX_RADIUS_M]: the smallest positive doubles, a metre, half the Earth's circumference
+ * and just past it, and texts the number grammar takes (which reach the distance test and the circle's box).
+ */
+export const radiusText: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    "5e-324",
+    "1e-300",
+    "0.000001",
+    "1",
+    "1000",
+    "50000",
+    String(MAX_RADIUS_M - 1),
+    String(MAX_RADIUS_M),
+    `${MAX_RADIUS_M}.000001`,
+    "0",
+    "-0",
+    "1e309",
+  ),
+  fc.double({ min: Number.MIN_VALUE, max: MAX_RADIUS_M, noNaN: true }).map(String),
+);
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 /** Offsets at both ends of [0, MAX_SAFE_INTEGER] and around the suite's data size, and just past the end. */

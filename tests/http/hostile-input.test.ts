@@ -6,6 +6,7 @@ import { escapeHtml } from "../../lib/html/escape.js";
 import { requestedFormat } from "../../lib/http/format.js";
 import type { FileRoute } from "../../lib/local/route-table.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { ITEMS_PARAMS } from "../../lib/ogc/items-params.js";
 import { LIST_PARAMS } from "../../lib/v0/list-params.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 import { apiRoutes } from "../helpers/routes.js";
@@ -17,8 +18,10 @@ import {
   instantText,
   LIMITS,
   limitText,
+  nearText,
   offsetText,
   parseSortText,
+  radiusText,
   sortbyText,
 } from "./hostile-edges.js";
 
@@ -29,7 +32,7 @@ import {
  * timestamps at and past the database's range, CQL2 filters nested past the limit (NOT chains too) with long IN
  * lists, LIKE patterns ending in an escape and NUL in literals, hostile path segments, wrong methods, bad JSON
  * bodies and odd headers. And well-formed requests made of the ends of every accepted range (tests/http/hostile-edges.ts:
- * instants, intervals, coordinates, limits, offsets, cursors, sortby), which reach the database with the values the
+ * instants, intervals, coordinates, near and radius, limits, offsets, cursors, sortby), which reach the database with the values the
  * server derives from them, over data that holds proofs at those ends too; their next/prev links are followed.
  * For every one: no 5xx; every 4xx is the standard JSON error (`error`, `code`, `message`) and a 400 about a
  * parameter names one the request actually sent; a link the service made answers 200; and afterwards the database
@@ -40,24 +43,7 @@ const RUNS = Number(process.env.HOSTILE_RUNS ?? 10_000);
 const SEEDS = (process.env.HOSTILE_SEEDS ?? process.env.HOSTILE_SEED ?? "20261122").split(",").map(Number);
 
 /** Known parameters per endpoint; an endpoint missing here is still fuzzed with the generic and unknown ones. */
-const OGC_ITEMS_PARAMS = [
-  "limit",
-  "offset",
-  "bbox",
-  "bbox-crs",
-  "datetime",
-  "chain",
-  "schema",
-  "protocolVersion",
-  "locationType",
-  "prover",
-  "subject",
-  "f",
-  "filter",
-  "filter-lang",
-  "filter-crs",
-  "sortby",
-];
+const OGC_ITEMS_PARAMS = Object.keys(ITEMS_PARAMS);
 const PARAMS_BY_PATH: [RegExp, string[]][] = [
   [/^\/api\/v0\/location-(proofs|records)$/, Object.keys(LIST_PARAMS)],
   [/^\/graphql$/, ["query", "operationName", "variables", "extensions"]],
@@ -614,13 +600,30 @@ function edgeRequests(list: Endpoint[]): fc.Arbitrary<Built> {
           ),
         );
     const sortby = items ? fc.option(sortbyText, { nil: undefined, freq: 2 }) : fc.constant(undefined);
+    // A proximity circle at range ends, sometimes nearest first (sort=distance natively, sortby=distance on OGC).
+    const circle = fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 3 },
+      {
+        arbitrary: fc
+          .record({ near: nearText, radius: radiusText, nearest: fc.boolean() })
+          .map(({ near, radius, nearest }): [string, string][] => [
+            ["near", near],
+            ["radius", radius],
+            ...(nearest ? [[items ? "sortby" : "sort", "distance"] as [string, string]] : []),
+          ]),
+        weight: 1,
+      },
+    );
     const located = fc.record({
       sb: sortby,
       times: fc.option(times, { nil: undefined, freq: 3 }),
       bbox: fc.option(bboxText(items), { nil: undefined, freq: 3 }),
+      circle,
     });
-    return located.chain(({ sb, times: timeParams, bbox: box }) =>
-      fc
+    return located.chain(({ sb: sortText, times: timeParams, bbox: box, circle: near }) => {
+      // One order at a time: a nearest-first circle takes the place of a generated sortby.
+      const sb = near?.some(([k]) => k === "sortby") ? undefined : sortText;
+      return fc
         .record({
           times: fc.constant(timeParams),
           bbox: fc.constant(box),
@@ -650,6 +653,7 @@ function edgeRequests(list: Endpoint[]): fc.Arbitrary<Built> {
           const params: [string, string][] = [
             ...(r.times ?? []),
             ...(r.bbox ? [["bbox", r.bbox] as [string, string]] : []),
+            ...(near ?? []),
             ...(r.limit ? [["limit", r.limit] as [string, string]] : []),
             ...(r.paging ? [r.paging] : []),
             ...(sb ? [["sortby", sb] as [string, string]] : []),
@@ -666,8 +670,8 @@ function edgeRequests(list: Endpoint[]): fc.Arbitrary<Built> {
             endpoint,
             follow: true,
           };
-        }),
-    );
+        });
+    });
   });
   return graphql ? fc.oneof({ arbitrary: paths, weight: 4 }, graphqlEdges(graphql)) : paths;
 }
