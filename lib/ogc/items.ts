@@ -9,7 +9,7 @@ import { bytesResponse, GEOJSON_TYPE, listBytes, stringify } from "../http/respo
 import { log } from "../log.js";
 import { type ProofPage, pageLinks, proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
-import { type ProofFilter, type SpatialTarget, sourceFilter } from "../proofs/filter.js";
+import { type ProofFilter, type SpatialTarget, sharedFilter } from "../proofs/filter.js";
 import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
 import { withDistance } from "../proofs/near.js";
 import { findProofByUid } from "../proofs/query.js";
@@ -48,12 +48,7 @@ export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSp
     bboxMatchesMissing: true,
     timesMatchMissing: true,
     bboxOn: target(collection),
-    ...(q.bbox ? { bbox: q.bbox } : {}),
-    ...(near ? { near } : {}),
-    ...(q.chain ? { chains: q.chain } : {}),
-    ...sourceFilter(q),
-    ...(q.prover ? { prover: q.prover } : {}),
-    ...(q.subject ? { subject: q.subject } : {}),
+    ...sharedFilter(q, near),
     ...(q.datetime ? { times: [q.datetime] } : {}),
     ...(q.filter ? { where: [cql2Filter(q.filter, target(collection))] } : {}),
   };

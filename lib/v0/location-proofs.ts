@@ -6,7 +6,7 @@ import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
 import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
 import { type ProofPage, pageLinks, proofPage } from "../paging.js";
-import { type ProofFilter, sourceFilter, type TimeInterval } from "../proofs/filter.js";
+import { type ProofFilter, sharedFilter, type TimeInterval } from "../proofs/filter.js";
 import { RECORD_JSON } from "../proofs/json-sql.js";
 import { withDistance } from "../proofs/near.js";
 import { serializeProof } from "../proofs/properties.js";
@@ -29,12 +29,7 @@ export function listFilter(q: ListQuery): ProofFilter {
   if (q.datetime) times.push(q.datetime);
   const near = proximityOf(q, { parameter: "sort", nearest: q.sort === "distance" });
   return {
-    ...(q.bbox ? { bbox: q.bbox } : {}),
-    ...(near ? { near } : {}),
-    ...(q.chain ? { chains: q.chain } : {}),
-    ...sourceFilter(q),
-    ...(q.prover ? { prover: q.prover } : {}),
-    ...(q.subject ? { subject: q.subject } : {}),
+    ...sharedFilter(q, near),
     ...(q.filter === "hasCoordinates" ? { hasCoordinates: true } : {}),
     includeRevoked: q.includeRevoked,
     times,
