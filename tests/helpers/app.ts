@@ -1,7 +1,10 @@
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 import { type DbHandle, setDatabase } from "../../db/client.js";
+import type { NewLocationProofRow } from "../../db/schema.js";
 import { loadConfig, setConfig } from "../../lib/config.js";
 import { createRouter } from "../../lib/local/router.js";
+import { insertProofs } from "../../lib/local/sample-proofs.js";
 import { recordingRouter } from "./contract.js";
 import { openTestDb } from "./test-db.js";
 
@@ -48,4 +51,18 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       await handle.close();
     },
   };
+}
+
+/**
+ * A test app holding `rows`, opened before the file's tests and closed after them: `use` receives it (a file keeps
+ * it in its own `let app`).
+ */
+export function appWith(rows: NewLocationProofRow[], use: (app: TestApp) => void): void {
+  let opened: TestApp | undefined;
+  beforeAll(async () => {
+    opened = await createTestApp();
+    await insertProofs(opened.db, rows);
+    use(opened);
+  });
+  afterAll(() => opened?.close());
 }

@@ -1,10 +1,10 @@
 import { PgDialect } from "drizzle-orm/pg-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NewLocationProofRow } from "../../db/schema.js";
-import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { cql2Filter } from "../../lib/ogc/cql2/index.js";
 import { parseCql2 } from "../../lib/ogc/cql2/parse.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { appWith, type TestApp } from "../helpers/app.js";
 
 let app: TestApp;
 const NOW = new Date("2025-06-01T00:00:00Z");
@@ -12,11 +12,9 @@ const rows = sampleProofs({ count: 400, seed: 5, now: NOW });
 const ITEMS = "/api/ogc/collections/location-proofs/items";
 const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
 
-beforeAll(async () => {
-  app = await createTestApp();
-  await insertProofs(app.db, rows);
+appWith(rows, (a) => {
+  app = a;
 });
-afterAll(() => app.close());
 
 /** The uids a filter returns through the real endpoint (all pages of up to 1000). */
 async function matching(filter: string, items = ITEMS): Promise<string[]> {
@@ -99,10 +97,10 @@ describe("CQL2 text: operators, each checked against the data", () => {
         r.latitude! >= 37 &&
         r.longitude! - -123 <= (38.5 - r.latitude!) / 1.5,
     ],
-    ["T_AFTER(event_timestamp, TIMESTAMP('" + mid.toISOString() + "'))", (r) => time(r) > mid.getTime()],
-    ["T_BEFORE(event_timestamp, TIMESTAMP('" + mid.toISOString() + "'))", (r) => time(r) < mid.getTime()],
+    [`T_AFTER(event_timestamp, TIMESTAMP('${mid.toISOString()}'))`, (r) => time(r) > mid.getTime()],
+    [`T_BEFORE(event_timestamp, TIMESTAMP('${mid.toISOString()}'))`, (r) => time(r) < mid.getTime()],
     [
-      "T_INTERSECTS(event_timestamp, TIMESTAMP('" + rows[7]!.eventTimestamp!.toISOString() + "'))",
+      `T_INTERSECTS(event_timestamp, TIMESTAMP('${rows[7]!.eventTimestamp!.toISOString()}'))`,
       (r) => time(r) === time(rows[7]!),
     ],
     [
@@ -118,8 +116,8 @@ describe("CQL2 text: operators, each checked against the data", () => {
       (r) => r.eventTimestamp!.toISOString().startsWith("2025-04-10"),
     ],
     ["T_AFTER(event_timestamp, DATE('2025-05-20'))", (r) => time(r) >= Date.parse("2025-05-21T00:00:00Z")],
-    ["T_BEFORE(TIMESTAMP('" + mid.toISOString() + "'), event_timestamp)", (r) => time(r) > mid.getTime()],
-    ["event_timestamp >= TIMESTAMP('" + mid.toISOString() + "')", (r) => time(r) >= mid.getTime()],
+    [`T_BEFORE(TIMESTAMP('${mid.toISOString()}'), event_timestamp)`, (r) => time(r) > mid.getTime()],
+    [`event_timestamp >= TIMESTAMP('${mid.toISOString()}')`, (r) => time(r) >= mid.getTime()],
     ["event_timestamp = DATE('2025-04-10')", (r) => r.eventTimestamp!.toISOString().startsWith("2025-04-10")],
     [
       "(chain = 'base' OR chain = 'celo') AND S_INTERSECTS(geometry, BBOX(-10, 35, 30, 60)) AND NOT revoked = true",

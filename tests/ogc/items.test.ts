@@ -1,9 +1,9 @@
 import { inArray } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { GET as itemsHandler } from "../../api/ogc/collections/location-proofs/items/index.js";
 import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
-import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
+import { appWith, TEST_BASE, type TestApp } from "../helpers/app.js";
 
 let app: TestApp;
 const NOW = new Date("2025-06-01T00:00:00Z");
@@ -14,11 +14,9 @@ const rows = sampleProofs({ count: 1100, seed: 42, now: NOW }).map((r, i) =>
 const ITEMS = "/api/ogc/collections/location-proofs/items";
 const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
 
-beforeAll(async () => {
-  app = await createTestApp();
-  await insertProofs(app.db, rows);
+appWith(rows, (a) => {
+  app = a;
 });
-afterAll(() => app.close());
 
 type Box = [number, number, number, number];
 /** The geometry's bounds intersect the box (what bbox tests in the shapes collection and on /api/v0). */

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NewLocationProofRow } from "../../db/schema.js";
-import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import { cursorToken } from "../../lib/proofs/cursor.js";
-import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
+import { appWith, TEST_BASE, type TestApp } from "../helpers/app.js";
 import { compareBySort } from "../helpers/sort-oracle.js";
 
 // Located first (lib/proofs/count.ts, locatedFirst and countParts): on the OGC items, a bbox or a datetime matches
@@ -23,11 +23,9 @@ const rows: NewLocationProofRow[] = sampleProofs({ count: 240, seed: 31, now: NO
 const COLLECTIONS = ["location-proofs", "location-proof-shapes"] as const;
 const items = (collection: string) => `/api/ogc/collections/${collection}/items`;
 
-beforeAll(async () => {
-  app = await createTestApp();
-  await insertProofs(app.db, rows);
+appWith(rows, (a) => {
+  app = a;
 });
-afterAll(() => app.close());
 
 type Box = { minLon: number; minLat: number; maxLon: number; maxLat: number };
 type Query = { bbox?: Box; datetime?: { start: Date; end?: Date }; sortby?: string };

@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
+import { describe, expect, it } from "vitest";
+import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { CONFORMANCE_CLASSES } from "../../lib/ogc/conformance.js";
-import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
+import { appWith, TEST_BASE, type TestApp } from "../helpers/app.js";
 
 let app: TestApp;
 const rows = sampleProofs({ count: 60, seed: 11, now: new Date("2025-06-01T00:00:00Z") });
 
-beforeAll(async () => {
-  app = await createTestApp();
-  await insertProofs(app.db, rows);
+appWith(rows, (a) => {
+  app = a;
 });
-afterAll(() => app.close());
 
 const rels = (links: { rel: string; type?: string }[]) =>
   links.map((l) => `${l.rel} ${l.type ?? ""}`.trim()).sort();
