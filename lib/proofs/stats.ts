@@ -27,10 +27,28 @@ type ChainRow = {
   latest: Date | string | null;
 };
 
+/** The instant a window of the last `interval` starts at, and its first UTC midnight after that instant. */
+const windowStart = (interval: string) => sql.raw(`(now() - interval '${interval}')`);
+const firstMidnight = (interval: string) =>
+  sql.raw(`(date_trunc('day', (now() - interval '${interval}') at time zone 'UTC') + interval '1 day')`);
+
 /**
- * Per chain, without reading every proof: totals from proof_counts (kept exact by triggers), the time windows from
- * the proofs of the last 30 days only (an index range on event_timestamp), and each chain's earliest and latest
- * event from the ends of the (chain, event_timestamp) index.
+ * The proofs of a window of the last `interval`, per chain, without reading the window's proofs: the whole UTC days
+ * from its first midnight on (future days included, as the window has no end) are added up in proof_day_counts (kept
+ * exact by triggers), and only the proofs of its partial first day are counted, an index range on event_timestamp.
+ */
+const windowCounts = (interval: string, name: string) => sql`
+    select chain, count(*) as n, ${name}::text as w from location_proofs
+    where event_timestamp >= ${windowStart(interval)} and event_timestamp < ${firstMidnight(interval)} at time zone 'UTC'
+    group by chain
+    union all
+    select chain, sum(n), ${name}::text from proof_day_counts where day >= ${firstMidnight(interval)}::date group by chain`;
+
+/**
+ * Per chain, without reading every proof: totals from proof_counts (kept exact by triggers), the last 24 hours from
+ * their proofs (an index range on event_timestamp), the last 7 and 30 days from the day totals and their partial
+ * first days (windowCounts), and each chain's earliest and latest event from the ends of the (chain,
+ * event_timestamp) index.
  */
 const PER_CHAIN = sql`
   with totals as (
@@ -38,12 +56,16 @@ const PER_CHAIN = sql`
       sum(n) filter (where has_point) as with_coordinates
     from proof_counts group by chain having sum(n) > 0
   ),
+  windows as (
+    select chain, count(*) as n, '24h'::text as w from location_proofs
+    where event_timestamp >= ${windowStart("24 hours")} group by chain
+    union all ${windowCounts("7 days", "7d")}
+    union all ${windowCounts("30 days", "30d")}
+  ),
   recent as (
-    select chain,
-      count(*) filter (where event_timestamp >= now() - interval '24 hours') as last_24h,
-      count(*) filter (where event_timestamp >= now() - interval '7 days') as last_7d,
-      count(*) as last_30d
-    from location_proofs where event_timestamp >= now() - interval '30 days' group by chain
+    select chain, sum(n) filter (where w = '24h') as last_24h, sum(n) filter (where w = '7d') as last_7d,
+      sum(n) filter (where w = '30d') as last_30d
+    from windows group by chain
   )
   select t.chain, t.total, t.revoked, t.with_coordinates, r.last_24h, r.last_7d, r.last_30d,
     (select p.chain_id from location_proofs p where p.chain = t.chain limit 1) as chain_id,
