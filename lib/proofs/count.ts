@@ -36,7 +36,9 @@ import { countFromTotals } from "./totals.js";
  *      along its edges and for the proofs whose bounds span a grid line; invariant: the three parts are disjoint and
  *      hold every match (cell-totals.ts says why).
  *    A filter of any other shape (a prover, a small box, a CQL2 condition) is counted from its rows (countProofs).
- *    The statistics (lib/proofs/stats.ts) add up proof_counts per chain under the same invariant; the nearest-first
+ *    The statistics (lib/proofs/stats.ts) add up proof_counts per chain under the same invariant, and their 7- and
+ *    30-day windows proof_day_counts' whole days from each window's first midnight plus the rows of its partial
+ *    first day (disjoint, covering the window, which has no end); the nearest-first
  *    order (lib/proofs/nearest.ts) reads proof_cell_counts only to size its first ring, never as a count.
  *
  * 3. Remembered while nothing changed (createCountCache). A count is kept with the MVCC snapshot
