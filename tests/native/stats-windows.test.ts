@@ -27,7 +27,14 @@ beforeAll(async () => {
     const midnight = midnightAfter(start);
     // Minutes around the start (the test's clock and the database's differ by the suite's run time, not minutes),
     // and a millisecond either side of the first whole day.
-    times.push(start + 5 * MINUTE, start - 5 * MINUTE, midnight - 1, midnight, midnight + 1, midnight + DAY - 1);
+    times.push(
+      start + 5 * MINUTE,
+      start - 5 * MINUTE,
+      midnight - 1,
+      midnight,
+      midnight + 1,
+      midnight + DAY - 1,
+    );
   }
   const sample = sampleProofs({ count: times.length * 3, seed: 41 });
   rows = sample.map((r, i) => {
