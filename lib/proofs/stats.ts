@@ -27,6 +27,12 @@ type ChainRow = {
   latest: Date | string | null;
 };
 
+/** Per schema and per protocol version, from proof_schema_counts (kept exact by triggers): a few rows to add. */
+const PER_SOURCE = sql`
+  select schema_uid, protocol_version, sum(n) as total, sum(n) filter (where revoked) as revoked,
+    sum(n) filter (where has_point) as with_coordinates
+  from proof_schema_counts group by grouping sets ((schema_uid), (protocol_version)) having sum(n) > 0`;
+
 /** The instant a window of the last `interval` starts at, and its first UTC midnight after that instant. */
 const windowStart = (interval: string) => sql.raw(`(now() - interval '${interval}')`);
 const firstMidnight = (interval: string) =>
@@ -48,7 +54,7 @@ const windowCounts = (interval: string, name: string) => sql`
  * Per chain, without reading every proof: totals from proof_counts (kept exact by triggers), the last 24 hours from
  * their proofs (an index range on event_timestamp), the last 7 and 30 days from the day totals and their partial
  * first days (windowCounts), and each chain's earliest and latest event from the ends of the (chain,
- * event_timestamp) index.
+ * event_timestamp) index; and, beside each chain's row, the counts per schema and protocol version (PER_SOURCE).
  */
 const PER_CHAIN = sql`
   with totals as (
@@ -68,6 +74,7 @@ const PER_CHAIN = sql`
     from windows group by chain
   )
   select t.chain, t.total, t.revoked, t.with_coordinates, r.last_24h, r.last_7d, r.last_30d,
+    (select coalesce(json_agg(s), '[]') from (${PER_SOURCE}) s) as sources,
     (select p.chain_id from location_proofs p where p.chain = t.chain limit 1) as chain_id,
     (select p.event_timestamp from location_proofs p where p.chain = t.chain and p.event_timestamp is not null
       order by p.event_timestamp desc nulls last limit 1) as latest,
@@ -104,12 +111,6 @@ type SourceRow = {
   revoked: string | number | null;
   with_coordinates: string | number | null;
 };
-
-/** Per schema and per protocol version, from proof_schema_counts (kept exact by triggers): a few rows to add. */
-const PER_SOURCE = sql`
-  select schema_uid, protocol_version, sum(n) as total, sum(n) filter (where revoked) as revoked,
-    sum(n) filter (where has_point) as with_coordinates
-  from proof_schema_counts group by grouping sets ((schema_uid), (protocol_version)) having sum(n) > 0`;
 
 /**
  * The same figures for the proofs a filter matches (schema, protocol version, normalised location type), counted from
@@ -151,10 +152,10 @@ export type ProofStats = Counts & {
 export async function proofStats(db: Db, filter: StatsFilter = {}): Promise<ProofStats> {
   const where = whereClause({ ...filter, includeRevoked: true });
   if (where) return filteredStats(db, where);
-  const [rows, sources] = await Promise.all([
-    queryRows<ChainRow>(db, PER_CHAIN),
-    queryRows<SourceRow>(db, PER_SOURCE),
-  ]);
+  // One statement: under load a request that needs two of the pool's connections at once waits longest.
+  const rows = await queryRows<ChainRow & { sources: SourceRow[] | string }>(db, PER_CHAIN);
+  const first = rows[0]?.sources ?? [];
+  const sources: SourceRow[] = typeof first === "string" ? JSON.parse(first) : first;
   const bySchema: Record<string, SourceCounts> = {};
   const byVersion: Record<string, SourceCounts> = {};
   for (const r of sources) {
