@@ -74,7 +74,7 @@ function roughDistance(lon1: number, lat1: number, lon2: number, lat2: number): 
  * the cosine of the latitude), as if the proofs were spread evenly over it; else the distance to the centre of the
  * cell at which the nearest cells of the window add up to that many; else the window's reach.
  */
-export function firstRing(near: Near, cells: readonly Cell[], target: number): number {
+function firstRing(near: Near, cells: readonly Cell[], target: number): number {
   const want = HEADROOM * target;
   const lon0 = Math.min(179, Math.floor(near.lon));
   const lat0 = Math.min(89, Math.floor(near.lat));

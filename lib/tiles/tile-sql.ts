@@ -21,7 +21,7 @@ export const WY: SQL = sql`proof_tile_wy(${p.latitude})`;
  * planner finds the condition below in it. Null for a proof without a point.
  */
 const TILE_KEY: SQL = sql`proof_tile_key(${p.longitude}, ${p.latitude})`;
-export const TILE_KEY_BITS = 62;
+const TILE_KEY_BITS = 62;
 
 /** The bits of x and y interleaved, y's above x's, as the tile key's leading bits are. */
 function interleave(x: number, y: number, bits: number): bigint {
