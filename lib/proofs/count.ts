@@ -1,10 +1,9 @@
-import { count, type SQL, sql } from "drizzle-orm";
+import { count, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { type Db, queryRows } from "../../db/client.js";
-import { databaseErrorOf } from "../../db/errors.js";
+import type { Db } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "./filter.js";
-import { SNAPSHOT_TEXT } from "./rows.js";
+import { readSnapshot, rememberedPerDb } from "./remembered.js";
 import type { Located } from "./sort.js";
 import { countFromTotals } from "./totals.js";
 
@@ -50,7 +49,10 @@ import { countFromTotals } from "./totals.js";
  *    (A WAL position is not such a key: a commit's WAL record is written before the commit becomes visible.)
  *    Unrelated writes also change the snapshot: that costs a recount, never a wrong answer. A page reads the snapshot
  *    inside its own statement (RowsQuery.snapshot), so a request whose count is remembered is one statement. Where the
- *    snapshot cannot be read (PostgreSQL before 13), nothing is remembered. Per process, per database handle, bounded.
+ *    snapshot cannot be read (PostgreSQL before 13), nothing is remembered. Per process, per database handle, bounded
+ *    (lib/proofs/remembered.ts). The statistics are remembered the same way, with one more bound: their time windows
+ *    move with the clock, so they hold only until the first proof of a window leaves it (nothing enters a window as
+ *    time passes: a window has no end), an instant their own statement computes (lib/proofs/stats.ts, UNTIL).
  */
 
 /** How many proofs match the filter, counted from the rows (the same WHERE clause as the page). */
@@ -108,31 +110,12 @@ async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined)
   return counts;
 }
 
-/** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
-const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
-
-const SNAPSHOT = sql`select ${SNAPSHOT_TEXT} as snapshot`;
-
 export const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
 
 /** Exact counts, remembered while the database provably has not changed (mechanism 3 above). */
 export function createCountCache(maxEntries = 500) {
-  const byDb = new WeakMap<Db, Map<string, { snapshot: string; parts: number[] }>>();
+  const counts = rememberedPerDb<number[]>(maxEntries);
   const dialect = new PgDialect();
-  let snapshotUnavailable = false;
-
-  async function currentSnapshot(db: Db): Promise<string | undefined> {
-    if (snapshotUnavailable) return undefined;
-    try {
-      const [row] = await queryRows<{ snapshot: string }>(db, SNAPSHOT);
-      return row?.snapshot;
-    } catch (error) {
-      // Only a server without the function (PostgreSQL before 13) turns the cache off; an outage is the caller's.
-      if (!isUndefinedFunction(error)) throw error;
-      snapshotUnavailable = true;
-      return undefined;
-    }
-  }
 
   /**
    * The filter's identity: its own fields (dates as ISO text), or, when it holds SQL (a CQL2 condition), the
@@ -155,20 +138,13 @@ export function createCountCache(maxEntries = 500) {
     where = whereClause(filter),
     read?: string,
   ): Promise<number[]> {
-    const snapshot = read ?? (await currentSnapshot(db));
+    const snapshot = read ?? (await readSnapshot(db))?.snapshot;
     if (snapshot === undefined) return countMatches(db, filter, where);
     const key = keyOf(filter, where);
-    let entries = byDb.get(db);
-    if (!entries) {
-      entries = new Map();
-      byDb.set(db, entries);
-    }
-    const hit = entries.get(key);
-    if (hit?.snapshot === snapshot) return hit.parts;
+    const hit = counts.get(db, key);
+    if (hit?.snapshot === snapshot) return hit.value;
     const parts = await countMatches(db, filter, where);
-    entries.delete(key);
-    entries.set(key, { snapshot, parts });
-    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    counts.set(db, key, { snapshot, value: parts });
     return parts;
   }
 
@@ -181,8 +157,10 @@ export function createCountCache(maxEntries = 500) {
    * that reads the snapshot in a statement of its own (a page, RowsQuery.snapshot) and finds it identical has the
    * exact counts without a statement for them. Only a server with pg_current_snapshot() has remembered counts.
    */
-  const remembered = (db: Db, filter: ProofFilter, where = whereClause(filter)) =>
-    byDb.get(db)?.get(keyOf(filter, where));
+  const remembered = (db: Db, filter: ProofFilter, where = whereClause(filter)) => {
+    const hit = counts.get(db, keyOf(filter, where));
+    return hit && { snapshot: hit.snapshot, parts: hit.value };
+  };
 
   return Object.assign(cachedCount, { remembered, parts: partCounts });
 }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { type ProofFilter, whereClause } from "./filter.js";
+import { readSnapshot, rememberedPerDb } from "./remembered.js";
 
 type Counts = {
   total: number;
@@ -32,6 +33,28 @@ const PER_SOURCE = sql`
   select schema_uid, protocol_version, sum(n) as total, sum(n) filter (where revoked) as revoked,
     sum(n) filter (where has_point) as with_coordinates
   from proof_schema_counts group by grouping sets ((schema_uid), (protocol_version)) having sum(n) > 0`;
+
+/** The time windows of the statistics: the proofs whose event time is at most this long ago (or in the future). */
+const WINDOWS = ["24 hours", "7 days", "30 days"] as const;
+
+/**
+ * The instant the statistics stop holding although no proof changed: the first proof of a window leaves it when its
+ * event time is the window's length ago, and nothing enters a window as time passes (a window has no end, so the
+ * proofs of the future are in it already). The earliest such instant, as text; null when every window is empty.
+ */
+const UNTIL = sql.raw(
+  `least(${WINDOWS.map(
+    (w) =>
+      `(select min(event_timestamp) from location_proofs where event_timestamp >= now() - interval '${w}') + interval '${w}'`,
+  ).join(", ")})::text`,
+);
+
+/** The same instant over the proofs a filter matched (a grouped statement over them, one value for all its rows). */
+const FILTERED_UNTIL = sql.raw(
+  `(min(least(${WINDOWS.map(
+    (w) => `min(event_timestamp) filter (where event_timestamp >= now() - interval '${w}') + interval '${w}'`,
+  ).join(", ")})) over ())::text`,
+);
 
 /** The instant a window of the last `interval` starts at, and its first UTC midnight after that instant. */
 const windowStart = (interval: string) => sql.raw(`(now() - interval '${interval}')`);
@@ -74,7 +97,7 @@ const PER_CHAIN = sql`
     from windows group by chain
   )
   select t.chain, t.total, t.revoked, t.with_coordinates, r.last_24h, r.last_7d, r.last_30d,
-    (select coalesce(json_agg(s), '[]') from (${PER_SOURCE}) s) as sources,
+    (select coalesce(json_agg(s), '[]') from (${PER_SOURCE}) s) as sources, ${UNTIL} as until,
     (select p.chain_id from location_proofs p where p.chain = t.chain limit 1) as chain_id,
     (select p.event_timestamp from location_proofs p where p.chain = t.chain and p.event_timestamp is not null
       order by p.event_timestamp desc nulls last limit 1) as latest,
@@ -125,7 +148,7 @@ const filtered = (where: SQL | undefined) => sql`
     count(*) filter (where event_timestamp >= now() - interval '24 hours') as last_24h,
     count(*) filter (where event_timestamp >= now() - interval '7 days') as last_7d,
     count(*) filter (where event_timestamp >= now() - interval '30 days') as last_30d,
-    min(event_timestamp) as earliest, max(event_timestamp) as latest
+    min(event_timestamp) as earliest, max(event_timestamp) as latest, ${FILTERED_UNTIL} as until
   from location_proofs ${where ? sql`where ${where}` : sql``}
   group by grouping sets ((chain), (schema_uid), (coalesce(protocol_version, '')))`;
 
@@ -150,10 +173,32 @@ export type ProofStats = Counts & {
  * only the proofs it matches.
  */
 export async function proofStats(db: Db, filter: StatsFilter = {}): Promise<ProofStats> {
+  const key = JSON.stringify(filter);
+  const hit = rememberedStats.get(db, key);
+  const now = await readSnapshot(db, hit?.until);
+  if (hit && now?.snapshot === hit.snapshot && (hit.until === undefined || now.before)) return hit.value;
+  const { stats, until } = await computedStats(db, filter);
+  if (now) rememberedStats.set(db, key, { snapshot: now.snapshot, value: stats, until });
+  return stats;
+}
+
+/**
+ * The statistics, remembered while nothing changed (lib/proofs/remembered.ts): under the snapshot read before they
+ * were computed, and until the first proof of a time window leaves it (UNTIL). A request that finds them still
+ * holding is one small statement. Shared by every request that finds them: never modified.
+ */
+const rememberedStats = rememberedPerDb<ProofStats>(100);
+
+type Computed = { stats: ProofStats; until: string | undefined };
+
+async function computedStats(db: Db, filter: StatsFilter): Promise<Computed> {
   const where = whereClause({ ...filter, includeRevoked: true });
   if (where) return filteredStats(db, where);
   // One statement: under load a request that needs two of the pool's connections at once waits longest.
-  const rows = await queryRows<ChainRow & { sources: SourceRow[] | string }>(db, PER_CHAIN);
+  const rows = await queryRows<ChainRow & { sources: SourceRow[] | string; until: string | null }>(
+    db,
+    PER_CHAIN,
+  );
   const first = rows[0]?.sources ?? [];
   const sources: SourceRow[] = typeof first === "string" ? JSON.parse(first) : first;
   const bySchema: Record<string, SourceCounts> = {};
@@ -162,14 +207,16 @@ export async function proofStats(db: Db, filter: StatsFilter = {}): Promise<Proo
     if (r.schema_uid !== null) bySchema[r.schema_uid] = sourceCounts(r);
     else byVersion[r.protocol_version || "none"] = sourceCounts(r);
   }
-  return { ...overallOf(rows), by_schema: bySchema, by_protocol_version: byVersion };
+  return {
+    stats: { ...overallOf(rows), by_schema: bySchema, by_protocol_version: byVersion },
+    until: rows[0]?.until ?? undefined,
+  };
 }
 
-async function filteredStats(db: Db, where: SQL): Promise<ProofStats> {
-  const rows = await queryRows<ChainRow & SourceRow & { by_chain: boolean; by_schema: boolean }>(
-    db,
-    filtered(where),
-  );
+async function filteredStats(db: Db, where: SQL): Promise<Computed> {
+  const rows = await queryRows<
+    ChainRow & SourceRow & { by_chain: boolean; by_schema: boolean; until: string | null }
+  >(db, filtered(where));
   const bySchema: Record<string, SourceCounts> = {};
   const byVersion: Record<string, SourceCounts> = {};
   for (const r of rows) {
@@ -177,9 +224,12 @@ async function filteredStats(db: Db, where: SQL): Promise<ProofStats> {
     else if (!r.by_chain) byVersion[r.protocol_version || "none"] = sourceCounts(r);
   }
   return {
-    ...overallOf(rows.filter((r) => r.by_chain)),
-    by_schema: bySchema,
-    by_protocol_version: byVersion,
+    stats: {
+      ...overallOf(rows.filter((r) => r.by_chain)),
+      by_schema: bySchema,
+      by_protocol_version: byVersion,
+    },
+    until: rows[0]?.until ?? undefined,
   };
 }
 

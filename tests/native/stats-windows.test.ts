@@ -68,3 +68,43 @@ describe("stats windows", () => {
     }
   });
 });
+
+/**
+ * The statistics are remembered while nothing changed (lib/proofs/stats.ts): a write shows at once, and so does time
+ * passing — a proof whose event time reaches a window's start leaves that window although nothing was written.
+ */
+describe("remembered stats", () => {
+  let fresh: TestApp;
+  beforeAll(async () => {
+    fresh = await createTestApp();
+  });
+  afterAll(() => fresh.close());
+
+  const proof = (seed: number, eventMs: number): NewLocationProofRow => {
+    const [r] = sampleProofs({ count: 1, seed });
+    return {
+      ...r!,
+      chain: "base",
+      eventTimestamp: new Date(eventMs),
+      eventTimestampRaw: String(Math.floor(eventMs / 1000)),
+    };
+  };
+
+  for (const path of ["/api/v0/location-proofs/stats", "/api/v0/location-proofs/stats?protocolVersion=0.1"]) {
+    it(`hold only while no proof changed and no proof left a window: ${path}`, async () => {
+      await insertProofs(fresh.db, [proof(path.length, Date.now() - 10 * MINUTE)]);
+      const before = (await fresh.get(path)).body;
+      // A proof that leaves the last 24 hours in about three seconds.
+      await insertProofs(fresh.db, [proof(path.length + 1, Date.now() - DAY + 3_000)]);
+      const written = (await fresh.get(path)).body;
+      expect(written.total).toBe(before.total + 1);
+      expect(written.last_24h).toBe(before.last_24h + 1);
+      expect((await fresh.get(path)).body).toEqual(written);
+      await new Promise((r) => setTimeout(r, 3_500));
+      const later = (await fresh.get(path)).body;
+      expect(later.total).toBe(written.total);
+      expect(later.last_24h).toBe(written.last_24h - 1);
+      expect(later.last_7d).toBe(written.last_7d);
+    });
+  }
+});

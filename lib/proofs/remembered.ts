@@ -1,0 +1,67 @@
+import { sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../db/client.js";
+import { databaseErrorOf } from "../../db/errors.js";
+import { SNAPSHOT_TEXT } from "./rows.js";
+
+/*
+ * What is remembered while the database provably has not changed: a value kept with the MVCC snapshot read before
+ * (or inside) the statements that computed it, served again while a later statement reads the same snapshot. Why a
+ * snapshot is such a key, and the invariant, are mechanism 3 of lib/proofs/count.ts; the counts and the statistics
+ * (lib/proofs/stats.ts) are remembered this way. Per process, per database handle, bounded.
+ */
+
+/** SQLSTATE 42883 undefined_function: what PostgreSQL before 13 answers to pg_current_snapshot(). */
+const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code === "42883";
+
+/** The database handles whose server has no pg_current_snapshot(). */
+const withoutSnapshots = new WeakSet<Db>();
+
+/** The database's snapshot now, and whether `until` (a timestamptz as PostgreSQL writes it) is still ahead of now. */
+export type SnapshotNow = { snapshot: string; before: boolean };
+
+/**
+ * The current snapshot, in a statement of its own; with `until`, also whether the database's clock has not reached
+ * it. Undefined on a server without pg_current_snapshot() (PostgreSQL before 13), where nothing is remembered.
+ */
+export async function readSnapshot(db: Db, until?: string): Promise<SnapshotNow | undefined> {
+  if (withoutSnapshots.has(db)) return undefined;
+  try {
+    const [row] = await queryRows<{ snapshot: string; before: boolean | null }>(
+      db,
+      until === undefined
+        ? sql`select ${SNAPSHOT_TEXT} as snapshot`
+        : sql`select ${SNAPSHOT_TEXT} as snapshot, now() < ${until}::timestamptz as before`,
+    );
+    return row ? { snapshot: row.snapshot, before: row.before === true } : undefined;
+  } catch (error) {
+    // Only a server without the function turns remembering off; an outage is the caller's.
+    if (!isUndefinedFunction(error)) throw error;
+    withoutSnapshots.add(db);
+    return undefined;
+  }
+}
+
+/** A remembered value, the snapshot it holds under, and the instant it stops holding even so (absent: never). */
+export type Remembered<T> = { snapshot: string; value: T; until?: string | undefined };
+
+/** Remembered values per database handle and key; the oldest entry goes when there are more than `maxEntries`. */
+export function rememberedPerDb<T>(maxEntries: number) {
+  const byDb = new WeakMap<Db, Map<string, Remembered<T>>>();
+  const entriesOf = (db: Db) => {
+    let entries = byDb.get(db);
+    if (!entries) {
+      entries = new Map();
+      byDb.set(db, entries);
+    }
+    return entries;
+  };
+  return {
+    get: (db: Db, key: string): Remembered<T> | undefined => byDb.get(db)?.get(key),
+    set(db: Db, key: string, entry: Remembered<T>): void {
+      const entries = entriesOf(db);
+      entries.delete(key);
+      entries.set(key, entry);
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    },
+  };
+}
