@@ -16,8 +16,9 @@
  *
  * Prints, per minute: requests, errors (any answer but 200, a network error, no answer within 10 s: goal 0), p50
  * and p99 latency (goal p99 <= 3x p50), the server's resident memory at the minute's end and its CPU, and what the
- * cron did; then whether the memory stayed flat (goal: at most 10% above the end of the first minute), and whether every proof written on chain was served by the single-proof endpoint after the syncs (and how
- * long after it was written). Exits 1 when a goal is missed.
+ * cron did; then whether the memory stayed flat (goal: at most 10% above the end of the first minute), and whether
+ * every proof written on chain was served by the single-proof endpoint after the syncs (and how long after it was
+ * written). Exits 1 when a goal is missed.
  */
 
 import { readFileSync } from "node:fs";
