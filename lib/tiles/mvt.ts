@@ -19,13 +19,23 @@ type GeometryPoint = ReturnType<VectorTileFeatureLike["loadGeometry"]>[number][n
 
 type Properties = Record<string, string | number | boolean>;
 
-const feature = (px: number, py: number, properties: Properties): VectorTileFeatureLike => ({
-  type: POINT_TYPE,
-  properties,
-  id: undefined,
-  extent: TILE_EXTENT,
-  loadGeometry: () => [[{ x: px, y: py } as GeometryPoint]],
-});
+/** A point feature as the encoder reads it; a class, so a tile of many points makes no closure per point. */
+class PointFeature implements VectorTileFeatureLike {
+  readonly type = POINT_TYPE;
+  readonly id = undefined;
+  readonly extent = TILE_EXTENT;
+  constructor(
+    private readonly px: number,
+    private readonly py: number,
+    readonly properties: Properties,
+  ) {}
+  loadGeometry() {
+    return [[{ x: this.px, y: this.py } as GeometryPoint]];
+  }
+}
+
+const feature = (px: number, py: number, properties: Properties): VectorTileFeatureLike =>
+  new PointFeature(px, py, properties);
 
 const layer = (name: string, features: VectorTileFeatureLike[]): VectorTileLayerLike => ({
   version: 2,

@@ -3,6 +3,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
+import { renderedOnce } from "../proofs/sql-once.js";
 import { cellCounts, countsAnswer } from "./tile-pyramid.js";
 import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
@@ -91,13 +92,28 @@ const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
 
 type PointRow = { px: number; py: number } & Record<string, string | boolean | null>;
 
+/**
+ * The points statement of zoom z up to its WHERE clause: parameter-free, so rendered to SQL text once per zoom
+ * (renderedOnce, lib/proofs/sql-once.ts); per request Drizzle renders only the conditions, which carry the values.
+ */
+const pointsHeads: SQL[] = [];
+function pointsHead(z: number): SQL {
+  let head = pointsHeads[z];
+  if (!head) {
+    const shift = sql.raw(String(WORLD_BITS - z - TILE_EXTENT_BITS));
+    head = renderedOnce(
+      sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns} from ${p} `,
+    );
+    pointsHeads[z] = head;
+  }
+  return head;
+}
+
 /** The tile's proofs (up to `limit` of them), as points, in a stable order. */
 async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
-  const shift = sql.raw(String(WORLD_BITS - t.z - TILE_EXTENT_BITS));
   const rows = await queryRows<PointRow>(
     db,
-    sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns}
-      from ${p} ${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
+    sql`${pointsHead(t.z)}${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
   const points = new Array<TilePoint>(rows.length);
   for (let i = 0; i < rows.length; i++) points[i] = toPoint(rows[i]!);
