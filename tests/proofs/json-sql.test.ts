@@ -180,7 +180,7 @@ describe("a distance in the JSON", () => {
     const edges = [
       0,
       5e-300,
-      1.2345678901234567e-9,
+      1.2345678901234566e-9,
       1e-7,
       1.5e-7,
       9.99e-7,
