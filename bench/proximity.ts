@@ -28,7 +28,7 @@ import { connect, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
 import { locationProofs as p } from "../db/schema.js";
 import { SYNTHETIC_CITIES } from "../lib/local/synthetic-proofs.js";
 import { whereClause } from "../lib/proofs/filter.js";
-import { RECORD_JSON } from "../lib/proofs/json-sql.js";
+import { recordJson } from "../lib/proofs/json-sql.js";
 import { MAX_RADIUS_M, type Near } from "../lib/proofs/near.js";
 import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
@@ -144,7 +144,10 @@ async function preparePeers(): Promise<{ postgis: boolean; earth: boolean }> {
   }
 }
 
-const RECORD = new PgDialect().sqlToQuery(RECORD_JSON).sql;
+/** The record JSON ours writes, ending with the distance a peer computes (`distance`, SQL text). */
+const recordWith = (distance: string) => new PgDialect().sqlToQuery(recordJson(sql.raw(distance))).sql;
+/** earthdistance's distance from the point ($1 lon, $2 lat) to a peer point `g`. */
+const EARTH_DISTANCE = "earth_distance(ll_to_earth($2, $1), ll_to_earth(g.latitude, g.longitude))";
 
 /**
  * PostGIS answering the same page: the nearest `limit` unrevoked proofs (within the radius), as the same records
@@ -154,7 +157,7 @@ const RECORD = new PgDialect().sqlToQuery(RECORD_JSON).sql;
  * page, a scan of everything where it holds less).
  */
 const postgisPage = (c: Case, knn: boolean) => ({
-  text: `select ${RECORD} as json, n.distance from (
+  text: `select ${recordWith("n.distance")} as json, n.distance from (
       select chain_id, uid, ST_Distance(geog, $1::geography, false) as distance, geog <-> $1::geography as o
       from proximity_peer_points
       where not revoked ${c.within ? (knn ? "and ST_Distance(geog, $1::geography, false) <= $2" : "and ST_DWithin(geog, $1::geography, $2, false)") : ""}
@@ -169,10 +172,10 @@ const postgisPage = (c: Case, knn: boolean) => ({
  * by earth_distance (earthdistance's sphere has its own radius, earth(): close to, not the same as, ours).
  */
 const earthPage = (c: Case) => ({
-  text: `select ${RECORD} as json, earth_distance(ll_to_earth($2, $1), ll_to_earth(g.latitude, g.longitude)) as distance
+  text: `select ${recordWith(EARTH_DISTANCE)} as json, ${EARTH_DISTANCE} as distance
     from proximity_peer_points g join location_proofs on location_proofs.chain_id = g.chain_id and location_proofs.uid = g.uid
     where not g.revoked and earth_box(ll_to_earth($2, $1), $3) @> ll_to_earth(g.latitude, g.longitude)
-      and earth_distance(ll_to_earth($2, $1), ll_to_earth(g.latitude, g.longitude)) <= $3
+      and ${EARTH_DISTANCE} <= $3
     order by 2 limit ${c.limit}`,
   values: [c.near.lon, c.near.lat, c.within ? c.near.radius : 20_000_000],
 });

@@ -7,7 +7,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from "graphql/index.mjs";
-import { jsonTextOf, RECORD_JSON } from "../proofs/json-sql.js";
+import { jsonTextOf, recordJson } from "../proofs/json-sql.js";
 import { PROOF_PROPERTIES, type ProofProperty } from "../proofs/properties.js";
 import { camelCase } from "./proof-type.js";
 
@@ -29,6 +29,8 @@ export type NodesPlan =
 
 const BY_FIELD = new Map<string, ProofProperty>(PROOF_PROPERTIES.map((q) => [camelCase(q.name), q]));
 const TYPENAME = { name: "__typename", source: sql`'LocationProof'::text` };
+/** The native record, for graphql-js to execute a selection over (LocationProof has no distance: none is written). */
+const RECORD = recordJson();
 /** Nothing to write for a page whose proofs no one reads (totalCount, pageInfo): only its sort key is read. */
 const NOTHING = sql`null`;
 
@@ -104,12 +106,12 @@ export function nodesPlan(info: GraphQLResolveInfo): NodesPlan {
     (node) => node.selectionSet && nodesFields(node.selectionSet, info.fragments, found),
   );
   if (plain && found.size === 0) return { kind: "none", json: NOTHING };
-  if (!plain || found.size > 1) return { kind: "records", json: RECORD_JSON };
+  if (!plain || found.size > 1) return { kind: "records", json: RECORD };
   const [[key, nodes]] = [...found] as [[string, FieldNode[]]];
   const members = new Map<string, { name: string; source: SQL; field: string }>();
   for (const node of nodes) {
     if (!node.selectionSet || !plainMembers(node.selectionSet, info.fragments, members))
-      return { kind: "records", json: RECORD_JSON };
+      return { kind: "records", json: RECORD };
   }
   const list = [...members.values()];
   return {

@@ -16,7 +16,7 @@ import { JSONValue, SafeInt } from "./scalars.js";
  * record, in its order, named in camelCase as GraphQL fields are (event_timestamp → eventTimestamp), with the
  * catalogue's description. A property added to the catalogue is a field here without a change.
  *
- * A proof reaches the resolvers as the native record (RECORD_JSON written by PostgreSQL, parsed), so a field's value
+ * A proof reaches the resolvers as the native record (recordJson written by PostgreSQL, parsed), so a field's value
  * is the native record's member, value for value.
  */
 

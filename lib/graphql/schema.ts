@@ -221,7 +221,8 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
       resolve: async (_, args, _context, info): Promise<Page> => {
         const q = ARGUMENT_CHECKS.locationProofs!(args) as ListQuery;
         const plan = nodesPlan(info);
-        const page = await listPage(q, plan.json);
+        // A proof here has no distance field: its JSON is the plan's whatever the filter (near and radius too).
+        const page = await listPage(q, () => plan.json);
         return {
           texts: (page.rows as JsonRow[]).map((row) => row.json),
           total: page.total,

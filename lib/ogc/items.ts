@@ -10,8 +10,7 @@ import { log } from "../log.js";
 import { type ProofPage, pageLinks, proofPage } from "../paging.js";
 import { uidParam } from "../params.js";
 import { type ProofFilter, type SpatialTarget, sharedFilter } from "../proofs/filter.js";
-import { POINT_FEATURE_JSON, SHAPE_FEATURE_JSON } from "../proofs/json-sql.js";
-import { withDistance } from "../proofs/near.js";
+import { pointFeatureJson, shapeFeatureJson } from "../proofs/json-sql.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
@@ -65,7 +64,7 @@ export async function itemsPage(
   collection: Collection,
 ): Promise<ProofPage> {
   const json =
-    format === "html" ? undefined : collection.geometry === "point" ? POINT_FEATURE_JSON : SHAPE_FEATURE_JSON;
+    format === "html" ? undefined : collection.geometry === "point" ? pointFeatureJson : shapeFeatureJson;
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
   const page = await proofPage(itemsFilter(q, collection, sort), {
     limit: q.limit ?? OGC_DEFAULT_LIMIT,
@@ -112,7 +111,8 @@ export function itemsLinks(
 
 /**
  * The GeoJSON FeatureCollection of a page, written whole from it: `type`, `timeStamp`, the counts, the features as
- * PostgreSQL wrote them (copied into the one buffer of the body, listBytes) and the links.
+ * PostgreSQL wrote them (in a proximity query, each one's properties ending with its distance), copied into the one
+ * buffer of the body (listBytes), and the links.
  *
  * The ETag is weak, and made of what the page is made of: every byte after `timeStamp` — the count, the features
  * and the links — so a page that has not changed revalidates with 304 although each response is stamped anew.
@@ -120,11 +120,7 @@ export function itemsLinks(
 export function featureCollectionResponse(page: ProofPage, links: Link[]): Response {
   const stamped = `{"type":"FeatureCollection","timeStamp":${JSON.stringify(new Date().toISOString())},`;
   const head = `${stamped}"numberMatched":${page.total},"numberReturned":${page.rows.length},"features":[`;
-  // In a proximity query each feature's properties end with its distance (metres): the feature's text ends with
-  // its properties object, the last member PostgreSQL wrote (lib/proofs/json-sql.ts).
-  const texts = (page.rows as JsonRow[]).map((row) =>
-    row.distance === undefined ? row.json : withDistance(row.json, row.distance, "}}"),
-  );
+  const texts = (page.rows as JsonRow[]).map((row) => row.json);
   const bytes = listBytes(head, texts, `],"links":${stringify(links)}}`);
   // The stamp is ASCII: its length in characters is its length in bytes.
   const made = hash("sha1", bytes.subarray(stamped.length), "base64url");

@@ -14,35 +14,81 @@ import { renderedOnce as once } from "./sql-once.js";
  * text differs in one way: the stored jsonb members (geometry, the recipe and media arrays) keep jsonb's own layout,
  * a space after each `:` and `,` inside them.
  *
- * The expressions hold no parameters, so each is rendered to SQL text once, here.
+ * In a proximity query the JSON carries the distance too (RowJson), so the writers copy each row's text as it came.
+ * Everything but the distance holds no parameters, and is rendered to SQL text once, here.
  */
 
-/** One JSON object of the properties, in their order: row_to_json over a row of them, named as in the catalogue. */
-const objectOf = (properties: readonly Pick<ProofProperty, "name" | "source">[]): SQL =>
-  sql`(select row_to_json(r) from (select ${sql.join(
-    properties.map((q) => sql`${q.source} as ${sql.identifier(q.name)}`),
-    sql`, `,
-  )}) r)`;
+/**
+ * A row's JSON text as a page reads it (lib/proofs/query.ts), given the distance of a proximity query when it has
+ * one (an SQL expression, metres from `near`: lib/proofs/near.ts), which it then writes as the last member of the
+ * record, or of the feature's properties: `distance`.
+ */
+export type RowJson = (distance?: SQL) => SQL;
+
+/** A RowJson from its builder; without a distance it has no parameter, and is rendered once. */
+function rowJson(build: (distance?: SQL) => SQL): RowJson {
+  const plain = once(build());
+  return (distance) => (distance ? build(distance) : plain);
+}
+
+/** The members of a JSON object (a name and its SQL source each), in their order, as a select list. */
+const membersOf = (members: readonly Pick<ProofProperty, "name" | "source">[]): SQL =>
+  once(
+    sql.join(
+      members.map((q) => sql`${q.source} as ${sql.identifier(q.name)}`),
+      sql`, `,
+    ),
+  );
+
+/**
+ * A distance in metres (never negative, at most half the circumference) as the JSON number JSON.stringify writes
+ * for it: the same bytes whether PostgreSQL or Node writes a record. float8's text has the same digits (both the shortest that read
+ * back exactly), but writes a distance under 0.1 mm with an exponent of at least two digits: 3.5e-05 where
+ * JavaScript writes 0.000035, 1.5e-07 where it writes 1.5e-7 (such a distance is a point within a hair of `near`).
+ * Both switch to exponents for large numbers only far beyond any distance. OFFSET 0 keeps the planner from copying
+ * the distance's expression into each of its uses: it is computed once.
+ */
+const DISTANCE_HEAD = once(
+  sql`(select case when d = 0 or d >= 1e-4::float8 then to_json(d) when d >= 1e-6::float8 then ('0.' || repeat('0', -1 - split_part(d::text, 'e', 2)::int) || replace(split_part(d::text, 'e', 1), '.', ''))::json else replace(d::text, 'e-0', 'e-')::json end from (select `,
+);
+const DISTANCE_TAIL = once(sql` as d offset 0) x)`);
+export const distanceJson = (distance: SQL): SQL => sql`${DISTANCE_HEAD}${distance}${DISTANCE_TAIL}`;
+
+/** One JSON object of the members (membersOf), in their order, then `distance` when given: row_to_json over a row. */
+const objectOf = (members: SQL, distance?: SQL): SQL =>
+  sql`(select row_to_json(r) from (select ${members}${distance ? sql`, ${distanceJson(distance)} as "distance"` : sql``}) r)`;
+
+const RECORD_MEMBERS = membersOf(PROOF_PROPERTIES);
+const OGC_MEMBERS = membersOf(OGC_PROPERTIES);
 
 /** The native record (serializeProof), as text. */
-export const RECORD_JSON: SQL = once(sql`${objectOf(PROOF_PROPERTIES)}::text`);
+export const recordJson: RowJson = rowJson((distance) => sql`${objectOf(RECORD_MEMBERS, distance)}::text`);
 
 /**
  * A JSON object of the given members (a name and its SQL source each, e.g. the catalogue's), in their order, as text:
  * a projection of a proof, such as a GraphQL selection of its fields (lib/graphql/nodes-plan.ts).
  */
 export const jsonTextOf = (members: readonly Pick<ProofProperty, "name" | "source">[]): SQL =>
-  once(sql`${objectOf(members)}::text`);
+  once(sql`${objectOf(membersOf(members))}::text`);
 
 /** The representative point as a GeoJSON Point, or null without coordinates (toFeature, the point collection). */
 const point = sql`case when ${p.longitude} is null or ${p.latitude} is null then null else ('{"type":"Point","coordinates":[' || ${p.longitude}::text || ',' || ${p.latitude}::text || ']}')::json end`;
 
-/** A GeoJSON feature: id, geometry, an optional bbox member, and the OGC properties (toFeature). */
-const featureOf = (geometry: SQL, bbox?: SQL): SQL =>
-  sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${geometry} as "geometry", ${bbox ? sql`${bbox} as "bbox", ` : sql``}${objectOf(OGC_PROPERTIES)} as "properties") f)`;
+/**
+ * A GeoJSON feature: id, geometry, an optional bbox member, and the OGC properties (toFeature), given the distance
+ * its properties end with in a proximity query. All but the properties rendered once.
+ */
+function featureOf(geometry: SQL, bbox?: SQL): (distance?: SQL) => SQL {
+  const head = once(
+    sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${geometry} as "geometry", ${bbox ? sql`${bbox} as "bbox", ` : sql``}`,
+  );
+  const tail = once(sql` as "properties") f)`);
+  return (distance) => sql`${head}${objectOf(OGC_MEMBERS, distance)}${tail}`;
+}
 
 /** A feature of the point collection (toFeature: id, the point, the OGC properties), as text. */
-export const POINT_FEATURE_JSON: SQL = once(sql`${featureOf(point)}::text`);
+const pointFeature = featureOf(point);
+export const pointFeatureJson: RowJson = rowJson((distance) => sql`${pointFeature(distance)}::text`);
 
 /**
  * A feature of the shapes collection (toFeature): the stored geometry, and a `bbox` member [west, south, east,
@@ -50,10 +96,15 @@ export const POINT_FEATURE_JSON: SQL = once(sql`${featureOf(point)}::text`);
  */
 const bounds = [p.minLon, p.minLat, p.maxLon, p.maxLat];
 const shape = sql`${p.geometry}`;
-const hasBboxMember = sql`jsonb_typeof(${p.geometry}) = 'object' and (${p.geometry}->>'type') is distinct from 'Point' and ${sql.join(
-  bounds.map((c) => sql`${c} is not null`),
-  sql` and `,
-)}`;
-export const SHAPE_FEATURE_JSON: SQL = once(
-  sql`(case when ${hasBboxMember} then ${featureOf(shape, numberArraySql(bounds))} else ${featureOf(shape)} end)::text`,
+const hasBboxMember = once(
+  sql`jsonb_typeof(${p.geometry}) = 'object' and (${p.geometry}->>'type') is distinct from 'Point' and ${sql.join(
+    bounds.map((c) => sql`${c} is not null`),
+    sql` and `,
+  )}`,
+);
+const shapeWithBbox = featureOf(shape, numberArraySql(bounds));
+const shapeAlone = featureOf(shape);
+export const shapeFeatureJson: RowJson = rowJson(
+  (distance) =>
+    sql`(case when ${hasBboxMember} then ${shapeWithBbox(distance)} else ${shapeAlone(distance)} end)::text`,
 );

@@ -58,7 +58,3 @@ export const distanceSql = (n: Near): SQL =>
 
 /** The representative point lies within the circle (edge included). */
 export const withinDistance = (n: Near): SQL => sql`${distanceSql(n)} <= ${n.radius}::float8`;
-
-/** A distance as a record carries it, spliced into a JSON object's text as its last member `distance`. */
-export const withDistance = (json: string, distance: number, closing = "}"): string =>
-  `${json.slice(0, json.length - closing.length)},"distance":${JSON.stringify(distance)}${closing}`;

@@ -2,6 +2,7 @@ import type { SQL } from "drizzle-orm";
 import { countParts, locatedFirst } from "./count.js";
 import { decodeCursor } from "./cursor.js";
 import { type ProofFilter, whereClause } from "./filter.js";
+import type { RowJson } from "./json-sql.js";
 import { type Cursor, type Order, orderSignature, type SortKey, type SortSpec, sortKeys } from "./sort.js";
 
 /** What a client asked of a page, as parsed (the cursor still a token). */
@@ -10,8 +11,11 @@ export type PageRequest = {
   offset?: number;
   cursor?: string;
   sort?: SortSpec[];
-  /** Read each row as this JSON (lib/proofs/json-sql.ts) with its sort key beside it: rows are then JsonRows. */
-  json?: SQL;
+  /**
+   * Read each row as this JSON (lib/proofs/json-sql.ts), which in a proximity query carries the distance, with its
+   * sort key beside it: rows are then JsonRows.
+   */
+  json?: RowJson;
 };
 
 /**
@@ -32,7 +36,7 @@ export type PagePlan = {
   limit: number;
   offset?: number;
   cursor?: Cursor;
-  json?: SQL;
+  json?: RowJson;
 };
 
 /** A request that cannot be planned: the parameter to name in the 400, and why. */

@@ -71,16 +71,25 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
       : whereClause(part, use);
   });
   const wanted = page.limit + 1;
-  const json = page.json;
+  /** the point of the nearest-first order */
+  const nearest = isDistanceSort(page.order.sort) ? filter.near : undefined;
+  // A proximity filter: every row carries its distance from the point, in its JSON (PostgreSQL writes it there),
+  // and as a number of its own where one is needed: rows read as fields, and the nearest-first order's ORDER BY and
+  // cursors (lib/proofs/nearest.ts, sort.ts).
+  const distance = filter.near ? distanceSql(filter.near) : undefined;
+  const json = page.json?.(distance);
+  const distanceColumn = json && !nearest ? undefined : distance;
   const keys = json ? page.keys.map((k) => k.column) : [];
   // The snapshot comes with the first statement that returns a row (an empty one carries none).
   let snapshot: string | undefined;
   const rows: ProofRow[] = [];
   const rowParts: number[] = [];
-  // A proximity filter: every row carries its distance from the point.
-  const distance = filter.near ? distanceSql(filter.near) : undefined;
   const fetch = async (q: RowsQuery) => {
-    const withSnapshot = { ...q, distance, snapshot: checkedByPage && snapshot === undefined };
+    const withSnapshot = {
+      ...q,
+      distance: distanceColumn,
+      snapshot: checkedByPage && snapshot === undefined,
+    };
     const result = await (json
       ? selectProofJson(db, withSnapshot, json, keys)
       : selectProofs(db, withSnapshot));
@@ -94,9 +103,9 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
     }
   };
   const read = async (part: number, q: RowsQuery) => keep(part, await fetch(q));
-  if (filter.near && isDistanceSort(page.order.sort)) {
+  if (nearest) {
     // The nearest-first order (lib/proofs/nearest.ts): each part from the cursor's (or the offset's) on.
-    const near = filter.near;
+    const near = nearest;
     const cursor = page.cursor;
     const backward = cursor?.direction === "prev";
     let part = cursor?.part ?? (backward ? parts.length - 1 : 0);

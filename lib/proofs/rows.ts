@@ -24,7 +24,7 @@ const UNREAD = ["data", "blockHash", "logIndex", "revocable", "revocationBlockNu
 
 /**
  * A proof as the read paths see it: every column but the UNREAD ones, and, in a proximity query, the distance in
- * metres from the query's point (RowsQuery.distance).
+ * metres from the query's point where the query reads it as a number (RowsQuery.distance).
  */
 export type ProofRow = Omit<LocationProofRow, (typeof UNREAD)[number]> & { distance?: number };
 
@@ -76,7 +76,11 @@ export type RowsQuery = {
    * table where the filter allows: an index-only scan), and the page's rows are then found by primary key.
    */
   keysFirst?: boolean;
-  /** Also read this expression as the row's `distance` (a proximity query: lib/proofs/near.ts, distanceSql). */
+  /**
+   * Also read this expression as the row's `distance` column, a number (a proximity query: lib/proofs/near.ts,
+   * distanceSql), where one is needed: rows read as fields, and the nearest-first order (its ORDER BY names the
+   * column, its cursors hold the value). A row's JSON writes its own (lib/proofs/json-sql.ts, RowJson).
+   */
   distance?: SQL | undefined;
 };
 
@@ -133,8 +137,9 @@ export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<Proof
 }
 
 /**
- * A proof read as JSON (lib/proofs/json-sql.ts): its text in `json`, and of its fields only the `keys` asked for
- * (the sort key a cursor is made of, lib/proofs/cursor.ts); the others are not read, and stay null.
+ * A proof read as JSON (lib/proofs/json-sql.ts): its text in `json` (in a proximity query, its distance included),
+ * and of its fields only the `keys` asked for (the sort key a cursor is made of, lib/proofs/cursor.ts) and the
+ * distance column when the query reads it; the others are not read, and stay null.
  */
 export type JsonRow = ProofRow & { json: string };
 

@@ -1,4 +1,3 @@
-import type { SQL } from "drizzle-orm";
 import { getDb } from "../../db/client.js";
 import { htmlResponse } from "../html/layout.js";
 import { proofsPage } from "../html/proofs-page.js";
@@ -7,8 +6,7 @@ import { negotiateFormat } from "../http/format.js";
 import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
 import { type ProofPage, pageLinks, proofPage } from "../paging.js";
 import { type ProofFilter, sharedFilter, type TimeInterval } from "../proofs/filter.js";
-import { RECORD_JSON } from "../proofs/json-sql.js";
-import { withDistance } from "../proofs/near.js";
+import { type RowJson, recordJson } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow, ProofRow } from "../proofs/rows.js";
@@ -40,7 +38,7 @@ export function listFilter(q: ListQuery): ProofFilter {
  * The native list's page in the default order (lib/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
  * when given, else as fields; the GraphQL list pages with it too.
  */
-export const listPage = (q: ListQuery, json?: SQL): Promise<ProofPage> =>
+export const listPage = (q: ListQuery, json?: RowJson): Promise<ProofPage> =>
   proofPage(listFilter(q), {
     limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
@@ -68,8 +66,8 @@ function pagination(request: Request, page: ProofPage) {
 
 /**
  * The native list in the negotiated format. JSON (the default): the whole body written here from the page, its
- * records as PostgreSQL wrote them (lib/proofs/json-sql.ts) copied into one buffer (listBytes). HTML: a page for a
- * browser, from the same query's rows.
+ * records as PostgreSQL wrote them (lib/proofs/json-sql.ts; in a proximity query each ends with its distance)
+ * copied into one buffer (listBytes). HTML: a page for a browser, from the same query's rows.
  */
 export async function listResource(request: Request, q: ListQuery): Promise<Response> {
   if (negotiateFormat(request, q.f) === "html") {
@@ -77,11 +75,8 @@ export async function listResource(request: Request, q: ListQuery): Promise<Resp
     const doc = { data: page.rows.map(recordOf), pagination: pagination(request, page) };
     return htmlResponse(proofsPage(request, listPathOf(request), doc, page.start));
   }
-  const page = await listPage(q, RECORD_JSON);
-  // In a proximity query each record ends with its distance (metres), after the text PostgreSQL wrote.
-  const texts = (page.rows as JsonRow[]).map((row) =>
-    row.distance === undefined ? row.json : withDistance(row.json, row.distance),
-  );
+  const page = await listPage(q, recordJson);
+  const texts = (page.rows as JsonRow[]).map((row) => row.json);
   const tail = `],"pagination":${stringify(pagination(request, page))}}`;
   return bytesResponse(listBytes('{"data":[', texts, tail), { contentType: JSON_TYPE });
 }

@@ -54,7 +54,7 @@ describe("an offset page pages the keys first", () => {
     // (limit + 1), while the key scan below them reads past the offset.
     const { pageAndCount } = await import("../../lib/proofs/query.js");
     const { planPage } = await import("../../lib/proofs/plan.js");
-    const { RECORD_JSON } = await import("../../lib/proofs/json-sql.js");
+    const { recordJson } = await import("../../lib/proofs/json-sql.js");
     const statements: Parameters<typeof app.db.execute>[0][] = [];
     const db = new Proxy(app.db, {
       get(target, key, receiver) {
@@ -69,7 +69,7 @@ describe("an offset page pages the keys first", () => {
     const offset = 12_000;
     const { rows } = await pageAndCount(
       db,
-      planPage({}, { limit: 10, offset, json: RECORD_JSON }) as import("../../lib/proofs/plan.js").PagePlan,
+      planPage({}, { limit: 10, offset, json: recordJson }) as import("../../lib/proofs/plan.js").PagePlan,
     );
     expect(rows).toHaveLength(10);
     const { PgDialect } = await import("drizzle-orm/pg-core");

@@ -105,6 +105,12 @@ for (const c of circles.slice(0, 240)) {
   }
 }
 
+// Points within a hair of one centre (0 to 5 m away, most under 0.1 mm), where a distance's shortest text in
+// JavaScript (0.000035, 3e-7) is not float8's (3.5e-05, 3e-07).
+const HAIR = { lon: 7.4474, lat: 46.948 };
+const HAIR_DISTANCES = [0, 4e-8, 3e-7, 2.5e-6, 3.5e-5, 9e-5, 2e-4, 0.75, 5];
+for (const [i, s] of HAIR_DISTANCES.entries()) points.push(s ? direct(HAIR, 40 * i, s) : HAIR);
+
 let app: TestApp;
 const CHAINS = [
   { chain: "sepolia", chainId: 11155111 },
@@ -360,6 +366,39 @@ describe("proximity over HTTP", () => {
     expect(seen.map((f) => f.id)).toEqual(expected.map((e) => e.uid));
     for (const [i, f] of seen.entries())
       expect(Math.abs(f.properties.distance - expected[i]!.d)).toBeLessThan(1e-6);
+  });
+
+  it("writes each distance into the record's text, its last member, as JSON.stringify writes it", async () => {
+    const c = { ...HAIR, radius: 10 };
+    const near = `near=${c.lon},${c.lat}&radius=${c.radius}`;
+    for (const [url, closing, revoked] of [
+      [`${V0}?${near}&sort=distance&limit=100`, "}", false],
+      [`${V0}?${near}&limit=100`, "}", false],
+      [`${ITEMS}?${near}&sortby=distance&limit=100`, "}}", true],
+      [`/api/ogc/collections/location-proof-shapes/items?${near}&limit=100`, "}}", true],
+    ] as const) {
+      const expected = sortedOracle(c, (u) => revoked || !stored.get(u)!.revoked);
+      const res = await app.request(url);
+      expect(res.status, url).toBe(200);
+      const text = await res.text();
+      const body = JSON.parse(text);
+      const ids: string[] = (body.data ?? body.features).map(
+        (r: { uid?: string; id?: string }) => r.uid ?? r.id,
+      );
+      expect(new Set(ids), url).toEqual(new Set(expected.map((e) => e.uid)));
+      // The member as written: the number's text and the braces that close the record (or properties and feature).
+      const written = [...text.matchAll(/"distance":([-+.\deE]+)(\}+)[,\]]/g)];
+      expect(written.length, url).toBe(ids.length);
+      for (const [i, [, number, braces]] of written.entries()) {
+        expect(braces, url).toBe(closing);
+        expect(number, url).toBe(JSON.stringify(Number(number)));
+        expect(Math.abs(Number(number) - libDistance(c, stored.get(ids[i]!)!)), url).toBeLessThan(1e-6);
+      }
+      const numbers = written.map((m) => m[1]!);
+      expect(numbers).toContain("0");
+      expect(numbers.some((n) => /^0\.0000/.test(n))).toBe(true);
+      expect(numbers.some((n) => /e-\d$/.test(n))).toBe(true);
+    }
   });
 
   it("refuses bad proximity input with a 400 naming the parameter", async () => {
