@@ -7,7 +7,8 @@
  * - a devnet (anvil with the real EAS contracts, lib/devnet) mines a block a second and this process writes
  *   location proofs on chain through EAS every --write-every seconds (5), --batch (3) at a time;
  * - the cron runs as Vercel runs it: GET /api/cron/sync with the bearer CRON_SECRET at every minute (vercel.json's
- *   schedule), indexing what was written.
+ *   schedule), indexing what was written, on an instance of its own (a second server over the same output: on
+ *   Vercel a function's instances serve that function only).
  * The database is `lpqs_bench_soak` on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
  * loaded with --rows (100,000) synthetic proofs (lib/local/synthetic-proofs.ts) and dropped afterwards, unless
  * --keep (the next run then reuses it: the soak takes out what it added). Every request of the mix runs --warm-up (20)
@@ -15,10 +16,10 @@
  * function under steady traffic is warm, its heap grown to what the load needs.
  *
  * Prints, per minute: requests, errors (any answer but 200, a network error, no answer within 10 s: goal 0), p50
- * and p99 latency (goal p99 <= 3x p50), the server's resident memory at the minute's end and its CPU, and what the
- * cron did; then whether the memory stayed flat (goal: at most 10% above the end of the first minute), and whether
- * every proof written on chain was served by the single-proof endpoint after the syncs (and how long after it was
- * written). Exits 1 when a goal is missed.
+ * and p99 latency (goal p99 <= 3x p50), the reads' server's resident memory at the minute's end and its CPU, the
+ * cron instance's memory, and what the cron did; then whether the reads' server's memory stayed flat (goal: at most
+ * 10% above the end of the first minute), and whether every proof written on chain was served by the single-proof
+ * endpoint after the syncs (and how long after it was written). Exits 1 when a goal is missed.
  */
 
 import { readFileSync } from "node:fs";
@@ -69,6 +70,8 @@ type Minute = {
   latencies: number[];
   errors: number;
   rssMb?: number;
+  /** The cron instance's resident memory at the minute's end. */
+  cronRssMb?: number;
   cpuPercent?: number;
   crons: string[];
   written: number;
@@ -140,12 +143,12 @@ async function main() {
 
   const devnet = await startDevnet({ port: await freePort(), blockTimeSeconds: 1 });
   const output = builtOutputCopy();
-  const server = await serveOutput(output.dir, NODE24, {
-    ...servedEnv(dbUrl),
-    CRON_SECRET: SECRET,
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-  });
+  const env = { ...servedEnv(dbUrl), CRON_SECRET: SECRET, CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl };
+  // Two instances of the same output, as Vercel runs them: the reads' functions, and the cron's function, whose
+  // invocations get instances of their own (a function's instances serve only that function), so a sync never
+  // holds the event loop the reads wait on. Both share the one database.
+  const server = await serveOutput(output.dir, NODE24, env);
+  const cronServer = await serveOutput(output.dir, NODE24, env);
   const base = server.url;
   const paths = mix();
   const agent = new http.Agent({ keepAlive: true, maxSockets: ARGS.connections });
@@ -194,7 +197,9 @@ async function main() {
   };
   const runCron = async () => {
     const t = performance.now();
-    const res = await fetch(`${base}/api/cron/sync`, { headers: { authorization: `Bearer ${SECRET}` } });
+    const res = await fetch(`${cronServer.url}/api/cron/sync`, {
+      headers: { authorization: `Bearer ${SECRET}` },
+    });
     const report = (await res.json()) as { chains?: { attestations?: number }[] };
     const indexed = report.chains?.reduce((n, c) => n + (c.attestations ?? 0), 0) ?? 0;
     await checkServed();
@@ -251,6 +256,7 @@ async function main() {
     if (!m || m.rssMb !== undefined) return;
     const ticks = cpuTicksOf(server.pid);
     m.rssMb = rssMbOf(server.pid);
+    m.cronRssMb = rssMbOf(cronServer.pid);
     m.cpuPercent = ((ticks - lastTicks) / CLK_TCK / ((Date.now() - lastSample) / 1000)) * 100;
     lastTicks = ticks;
     lastSample = Date.now();
@@ -294,7 +300,7 @@ async function main() {
     const last = await runCron();
 
     console.log(
-      `\n${pad("minute", 7)} ${lpad("requests", 9)} ${lpad("errors", 7)} ${lpad("p50 ms", 7)} ${lpad("p99 ms", 7)} ${lpad("p99/p50", 8)} ${lpad("RSS MB", 7)} ${lpad("CPU %", 6)} ${lpad("written", 8)}  cron (status, duration, attestations indexed)`,
+      `\n${pad("minute", 7)} ${lpad("requests", 9)} ${lpad("errors", 7)} ${lpad("p50 ms", 7)} ${lpad("p99 ms", 7)} ${lpad("p99/p50", 8)} ${lpad("RSS MB", 7)} ${lpad("CPU %", 6)} ${lpad("cron MB", 7)} ${lpad("written", 8)}  cron (status, duration, attestations indexed)`,
     );
     const ratios: number[] = [];
     for (const [i, m] of minutes.entries()) {
@@ -302,7 +308,7 @@ async function main() {
       const p99 = percentile(m.latencies, 0.99);
       ratios.push(p99 / p50);
       console.log(
-        `${pad(String(i + 1), 7)} ${lpad(String(m.latencies.length + m.errors), 9)} ${lpad(String(m.errors), 7)} ${lpad(f1(p50), 7)} ${lpad(f1(p99), 7)} ${lpad((p99 / p50).toFixed(1), 8)} ${lpad(f1(m.rssMb ?? Number.NaN), 7)} ${lpad(f1(m.cpuPercent ?? Number.NaN), 6)} ${lpad(String(m.written), 8)}  ${m.crons.join("; ") || "-"}`,
+        `${pad(String(i + 1), 7)} ${lpad(String(m.latencies.length + m.errors), 9)} ${lpad(String(m.errors), 7)} ${lpad(f1(p50), 7)} ${lpad(f1(p99), 7)} ${lpad((p99 / p50).toFixed(1), 8)} ${lpad(f1(m.rssMb ?? Number.NaN), 7)} ${lpad(f1(m.cpuPercent ?? Number.NaN), 6)} ${lpad(f1(m.cronRssMb ?? Number.NaN), 7)} ${lpad(String(m.written), 8)}  ${m.crons.join("; ") || "-"}`,
       );
     }
     console.log(`after the load: one more sync ${last}`);
@@ -346,6 +352,7 @@ async function main() {
     agent.destroy();
     checkAgent.destroy();
     await server.stop();
+    await cronServer.stop();
     output.remove();
     await devnet.stop();
     if (ARGS.keep) {
