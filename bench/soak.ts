@@ -29,7 +29,6 @@ import { attest } from "../lib/devnet/eas.js";
 import { freePort, startDevnet } from "../lib/devnet/index.js";
 import { encodeLocationProof } from "../lib/devnet/location-data.js";
 import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
   benchArgs,
@@ -38,9 +37,10 @@ import {
   DAY,
   END,
   iso,
+  postgresVersion,
   ROOT,
   requireNode24,
-  servedEnv,
+  serveBuilt,
 } from "./common.js";
 import { statOf } from "./cores.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
@@ -50,7 +50,8 @@ const ARGS = benchArgs({
   numbers: { minutes: 10, connections: 32, rows: 100_000, "write-every": 5, batch: 3, "warm-up": 20 },
   flags: ["keep"],
 });
-const NODE24 = requireNode24();
+// Without Node 24 the run stops here, not after loading the data.
+requireNode24();
 const SOAK_DB = "lpqs_bench_soak";
 const SECRET = "soak-cron-secret";
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -130,12 +131,8 @@ async function main() {
   ).map((r) => String(r.uid));
 
   const devnet = await startDevnet({ port: await freePort(), blockTimeSeconds: 1 });
-  const output = builtOutputCopy();
-  const server = await serveOutput(output.dir, NODE24, {
-    ...servedEnv(dbUrl),
-    CRON_SECRET: SECRET,
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
+  const { output, server } = await serveBuilt(dbUrl, {
+    env: { CRON_SECRET: SECRET, CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl },
   });
   const base = server.url;
   const paths = mix();
@@ -162,7 +159,7 @@ async function main() {
   let stopping = false;
 
   console.log(
-    `soak: ${ARGS.minutes} min, ${ARGS.connections} connections of mixed reads against the built functions on Node ${server.version} over PostgreSQL ${(await admin("show server_version"))[0]!.server_version} (${ARGS.rows.toLocaleString("en")} synthetic proofs); devnet at ${devnet.rpcUrl}, ${ARGS.batch} proofs written every ${ARGS["write-every"]} s, cron every minute`,
+    `soak: ${ARGS.minutes} min, ${ARGS.connections} connections of mixed reads against the built functions on Node ${server.version} over PostgreSQL ${await postgresVersion()} (${ARGS.rows.toLocaleString("en")} synthetic proofs); devnet at ${devnet.rpcUrl}, ${ARGS.batch} proofs written every ${ARGS["write-every"]} s, cron every minute`,
   );
 
   /** Marks the written proofs the single-proof endpoint now serves. */
