@@ -1,20 +1,6 @@
 import * as v from "valibot";
-import { CHAIN_NAMES } from "../chains/registry.js";
-import { formatParam } from "../http/format.js";
-import {
-  addressParam,
-  bboxParam,
-  chainListParam,
-  cursorParam,
-  datetimeParam,
-  doc,
-  integerParam,
-  locationTypeListParam,
-  nearParam,
-  protocolVersionListParam,
-  radiusParam,
-  schemaListParam,
-} from "../params.js";
+import { FILTER_PARAMS } from "../filter-params.js";
+import { bboxParam, doc } from "../params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
@@ -60,7 +46,7 @@ const SORTBY_SCHEMA = {
  * of limit is the page size GDAL then asks for.
  */
 export const ITEMS_PARAMS = {
-  f: v.optional(doc(formatParam, "Response encoding; overrides the Accept header.")),
+  f: v.optional(doc(FILTER_PARAMS.f, "Response encoding; overrides the Accept header.")),
   limit: v.optional(
     doc(
       limitParam,
@@ -71,7 +57,7 @@ export const ITEMS_PARAMS = {
   ),
   offset: v.optional(
     doc(
-      integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
+      FILTER_PARAMS.offset,
       "Number of features to skip; slower the deeper (the next/prev links carry a cursor instead). Not with cursor.",
       undefined,
       { default: 0 },
@@ -79,7 +65,7 @@ export const ITEMS_PARAMS = {
   ),
   cursor: v.optional(
     doc(
-      cursorParam,
+      FILTER_PARAMS.cursor,
       "The opaque position a next/prev link carries (the sort key of the row the page continues from, checksummed). A cursor that was changed, or made for another sortby, is a 400.",
     ),
   ),
@@ -96,7 +82,7 @@ export const ITEMS_PARAMS = {
   ),
   near: v.optional(
     doc(
-      nearParam,
+      FILTER_PARAMS.near,
       "lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.",
       undefined,
       { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
@@ -104,7 +90,7 @@ export const ITEMS_PARAMS = {
   ),
   radius: v.optional(
     doc(
-      radiusParam(MAX_RADIUS_M),
+      FILTER_PARAMS.radius,
       `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
       undefined,
       { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
@@ -112,26 +98,26 @@ export const ITEMS_PARAMS = {
   ),
   datetime: v.optional(
     doc(
-      datetimeParam,
+      FILTER_PARAMS.datetime,
       "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day; years 0001-9999), or an interval start/end with '..' for an open end. Ends are inclusive; features without an event time match too (/req/core/fc-time-response).",
     ),
   ),
-  chain: v.optional(doc(chainListParam(CHAIN_NAMES), "Network name(s), comma-separated.")),
-  schema: v.optional(doc(schemaListParam, "EAS schema UID(s), comma-separated (property schema_uid).")),
+  chain: v.optional(doc(FILTER_PARAMS.chain, "Network name(s), comma-separated.")),
+  schema: v.optional(doc(FILTER_PARAMS.schema, "EAS schema UID(s), comma-separated (property schema_uid).")),
   protocolVersion: v.optional(
     doc(
-      protocolVersionListParam,
+      FILTER_PARAMS.protocolVersion,
       "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
     ),
   ),
   locationType: v.optional(
     doc(
-      locationTypeListParam,
+      FILTER_PARAMS.locationType,
       "Location type(s) of the protocol's vocabulary, comma-separated (property location_type_normalized).",
     ),
   ),
-  prover: v.optional(doc(addressParam("prover"), "Address of the proof creator (0x…, any case).")),
-  subject: v.optional(doc(addressParam("subject"), "Address the proof is about (0x…, any case).")),
+  prover: v.optional(doc(FILTER_PARAMS.prover, "Address of the proof creator (0x…, any case).")),
+  subject: v.optional(doc(FILTER_PARAMS.subject, "Address the proof is about (0x…, any case).")),
   filter: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "filter must not be empty")),
