@@ -75,14 +75,12 @@ function seedProofInputs(
       "Fiji and Samoa (antimeridian)",
     ),
     proof("wkt", "POINT(12.4964 41.9028)", 135, "Rome, WKT"),
-    {
-      input: p(
-        "wkt",
-        "POLYGON((4.88 52.36, 4.92 52.36, 4.92 52.38, 4.88 52.38, 4.88 52.36))",
-        145,
-        "Amsterdam, WKT",
-      ),
-    },
+    proof(
+      "wkt",
+      "POLYGON((4.88 52.36, 4.92 52.36, 4.92 52.38, 4.88 52.38, 4.88 52.36))",
+      145,
+      "Amsterdam, WKT",
+    ),
     { ...proof("geohash", "9q8yyk8yt", 155, "San Francisco, geohash"), revoke: true },
     proof("geohash", "u4pruydqqvj", 165, "Copenhagen, geohash"),
     proof(
