@@ -1,3 +1,4 @@
+import * as v from "valibot";
 import { CHAIN_NAMES } from "./chains/registry.js";
 import { formatParam } from "./http/format.js";
 import {
@@ -5,6 +6,7 @@ import {
   chainListParam,
   cursorParam,
   datetimeParam,
+  doc,
   integerParam,
   locationTypeListParam,
   nearParam,
@@ -33,3 +35,9 @@ export const FILTER_PARAMS = {
   prover: addressParam("prover"),
   subject: addressParam("subject"),
 };
+
+/** The shared validator of parameter `name`, optional, with the list's own documentation of it (doc). */
+export const filterParam = <K extends keyof typeof FILTER_PARAMS>(
+  name: K,
+  ...documentation: Parameters<typeof doc> extends [unknown, ...infer D] ? D : never
+) => v.optional(doc(FILTER_PARAMS[name], ...documentation));
