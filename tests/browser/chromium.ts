@@ -28,7 +28,14 @@ const ARGS = [
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 
-export type Site = { app: TestApp; base: string; browser: Browser; close(): Promise<void> };
+export type Site = {
+  app: TestApp;
+  base: string;
+  browser: Browser;
+  /** Opens `path` of the site (see open). */
+  open(path: string, viewport?: Viewport, expectStatus?: number): Promise<Opened>;
+  close(): Promise<void>;
+};
 
 /** The local server over a fresh database holding `rows` (with the configuration `env`), and Chromium. */
 export async function startSite(
@@ -43,6 +50,7 @@ export async function startSite(
     app,
     base: url,
     browser,
+    open: (path, viewport, expectStatus) => open(browser, `${url}${path}`, viewport, expectStatus),
     async close() {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
@@ -80,6 +88,7 @@ export function siteForSuite(
     get browser() {
       return current().browser;
     },
+    open: (path, viewport, expectStatus) => current().open(path, viewport, expectStatus),
     close: () => current().close(),
   };
 }

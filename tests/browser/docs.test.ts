@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
-import { DESKTOP, horizontalOverflow, open, PHONE, screenshot, siteForSuite } from "./chromium.js";
+import { DESKTOP, horizontalOverflow, PHONE, screenshot, siteForSuite } from "./chromium.js";
 
 /**
  * /docs in headless Chromium: Swagger UI (from our own origin, under the pages' CSP) renders the native API's
@@ -25,7 +25,7 @@ describe("/docs", () => {
     const doc = (await (await fetch(`${site.base}/api/v0/openapi.json`)).json()) as {
       paths: Record<string, unknown>;
     };
-    const { page, problems, status } = await open(site.browser, `${site.base}/docs`, DESKTOP);
+    const { page, problems, status } = await site.open(`/docs`, DESKTOP);
     expect(status).toBe(200);
     const listed = await listedOperations(page);
     expect(listed.sort()).toEqual(
@@ -46,11 +46,7 @@ describe("/docs", () => {
   });
 
   it('"Try it out" on the list calls the local server and shows its answer', async () => {
-    const { page, problems } = await open(
-      site.browser,
-      `${site.base}/docs#/location%20proofs/listLocationProofs`,
-      DESKTOP,
-    );
+    const { page, problems } = await site.open(`/docs#/location%20proofs/listLocationProofs`, DESKTOP);
     const op = page.locator("#operations-location_proofs-listLocationProofs");
     await op.waitFor({ timeout: 20_000 });
     // The deep link opens the operation once Swagger UI has rendered it. Clicking its summary toggles it: clicked
@@ -82,7 +78,7 @@ describe("/docs", () => {
   });
 
   it("fits a phone without sideways scrolling", async () => {
-    const { page, problems } = await open(site.browser, `${site.base}/docs`, PHONE);
+    const { page, problems } = await site.open(`/docs`, PHONE);
     await listedOperations(page);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, "docs-phone");

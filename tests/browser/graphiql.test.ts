@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
-import { DESKTOP, open, screenshot, siteForSuite } from "./chromium.js";
+import { DESKTOP, screenshot, siteForSuite } from "./chromium.js";
 
 /**
  * /graphql in headless Chromium: GraphiQL (its files from our own origin, under the pages' CSP) loads the schema by
@@ -11,7 +11,7 @@ const site = siteForSuite(sampleProofs({ count: 30, seed: 11 }));
 
 describe("/graphql in a browser", () => {
   it("is GraphiQL: it runs the example query and shows the page of proofs", async () => {
-    const { page, problems, status } = await open(site.browser, `${site.base}/graphql`, DESKTOP);
+    const { page, problems, status } = await site.open(`/graphql`, DESKTOP);
     expect(status).toBe(200);
     await page.waitForSelector(".graphiql-container", { timeout: 20_000 });
     const answered = page.waitForResponse(

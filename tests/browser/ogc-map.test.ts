@@ -3,16 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs, SYNTHETIC_CITIES } from "../../lib/local/synthetic-proofs.js";
 import { MAX_POINTS } from "../../lib/tiles/tile-rules.js";
-import {
-  DESKTOP,
-  horizontalOverflow,
-  mapReady,
-  open as openPage,
-  PHONE,
-  screenshot,
-  siteForSuite,
-  type Viewport,
-} from "./chromium.js";
+import { horizontalOverflow, mapReady, PHONE, screenshot, siteForSuite, type Viewport } from "./chromium.js";
 
 /**
  * The maps in a real headless Chromium, everything from our own origin under the restrictive CSP, with no console
@@ -33,9 +24,9 @@ type Drawn = { points: number; clusters: number; proofs: number };
 /** Opens the map page (a #map=zoom/lat/lon view when given) and waits until the map is idle with its outlines. */
 async function openMap(
   path: string,
-  viewport: Viewport = DESKTOP,
+  viewport?: Viewport,
 ): Promise<{ page: Page; problems: string[]; drawn: () => Promise<Drawn> }> {
-  const opened = await openPage(site.browser, `${site.base}${path}`, viewport);
+  const opened = await site.open(path, viewport);
   await mapReady(opened.page);
   await opened.page.waitForSelector("#map[data-ready]", { timeout: 20_000 });
   const drawn = async () => {
@@ -155,7 +146,7 @@ describe("the map of every proof", () => {
 describe("the single proof's map", () => {
   it("draws the proof's marker and opens its popup", async () => {
     const point = rows.find((r) => r.geometry?.type === "Point")!;
-    const { page, problems } = await openPage(site.browser, `${site.base}${ITEMS}/${point.uid}`);
+    const { page, problems } = await site.open(`${ITEMS}/${point.uid}`);
     await mapReady(page);
     expect(await page.locator(".leaflet-overlay-pane path.feature-marker").count()).toBe(1);
     await page.locator(".leaflet-overlay-pane path.feature-marker").first().click({ force: true });

@@ -8,7 +8,6 @@ import {
   DESKTOP,
   horizontalOverflow,
   mapReady,
-  open,
   PHONE,
   screenshot,
   siteForSuite,
@@ -67,12 +66,7 @@ async function basemapUnderFeatures(page: Page) {
 
 describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
   it.each(PAGES)("$name: renders cleanly, screenshot taken", async (c) => {
-    const { page, problems, status } = await open(
-      site.browser,
-      `${site.base}${c.path}`,
-      viewport,
-      c.status ?? 200,
-    );
+    const { page, problems, status } = await site.open(`${c.path}`, viewport, c.status ?? 200);
     expect(status).toBe(c.status ?? 200);
     if (c.map) {
       await mapReady(page);
@@ -99,9 +93,8 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
   });
 
   it("items: the popup fits inside the map and links to the proof's page", async () => {
-    const { page, problems } = await open(
-      site.browser,
-      `${site.base}${items}?filter=${encodeURIComponent(`uid = '${point.uid}'`)}`,
+    const { page, problems } = await site.open(
+      `${items}?filter=${encodeURIComponent(`uid = '${point.uid}'`)}`,
       viewport,
     );
     await mapReady(page);
@@ -133,7 +126,7 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
   });
 
   it("items: tables are readable: chosen columns, short uids, no word broken letter by letter", async () => {
-    const { page, problems } = await open(site.browser, `${site.base}${items}?limit=50`, viewport);
+    const { page, problems } = await site.open(`${items}?limit=50`, viewport);
     await mapReady(page);
     if (viewport === DESKTOP) {
       expect(await page.locator("table.proofs thead th").allTextContents()).toEqual([
@@ -172,7 +165,7 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
 
 describe("navigation", () => {
   it("a newcomer reaches the map of proofs over country outlines from / in one click", async () => {
-    const { page, problems } = await open(site.browser, `${site.base}/`, DESKTOP);
+    const { page, problems } = await site.open(`/`, DESKTOP);
     expect(await page.locator(".stat b").first().textContent()).toBe(String(rows.length));
     await page.getByRole("link", { name: "Open the map of proofs" }).click();
     await mapReady(page);
@@ -183,7 +176,7 @@ describe("navigation", () => {
   });
 
   it("pages say where the reader is (11–20 of 120) and the page-size selector changes the page", async () => {
-    const { page, problems } = await open(site.browser, `${site.base}${items}?limit=10&offset=10`, DESKTOP);
+    const { page, problems } = await site.open(`${items}?limit=10&offset=10`, DESKTOP);
     await mapReady(page);
     expect(await page.locator(".pager .count").textContent()).toBe("11–20 of 120 proofs");
     await page.locator(".pager select[name=limit]").selectOption("50");
@@ -208,7 +201,7 @@ describe("navigation", () => {
   });
 
   it("the collections list links each title to its collection page, which maps the extent", async () => {
-    const { page, problems } = await open(site.browser, `${site.base}/api/ogc/collections`, DESKTOP);
+    const { page, problems } = await site.open(`/api/ogc/collections`, DESKTOP);
     await page.getByRole("link", { name: "Location proof shapes", exact: true }).click();
     await page.waitForURL(/location-proof-shapes/);
     await mapReady(page);
@@ -219,12 +212,7 @@ describe("navigation", () => {
   });
 
   it("an error asked for by a browser is a page with the message and a way home", async () => {
-    const { page, problems } = await open(
-      site.browser,
-      `${site.base}/api/v0/location-proofs?bbox=10,10,0,0`,
-      DESKTOP,
-      400,
-    );
+    const { page, problems } = await site.open(`/api/v0/location-proofs?bbox=10,10,0,0`, DESKTOP, 400);
     expect(await page.locator(".error-page .message").textContent()).toBe(
       "bbox minLat (10) must not be greater than maxLat (0)",
     );
@@ -269,7 +257,7 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
 
   it("draws the tiles from that one origin, with their attribution, and keeps the outlines beneath", async () => {
     setConfig(loadConfig(env(tileOrigin)));
-    const { page, problems } = await open(site.browser, `${site.base}${items}?limit=100`, DESKTOP);
+    const { page, problems } = await site.open(`${items}?limit=100`, DESKTOP);
     await mapReady(page);
     // The map of every proof (MapLibre GL JS) fetches the raster tiles and draws them above the outlines.
     await page.waitForSelector("#map[data-ready]");
@@ -287,7 +275,7 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
 
   it("offline (the tile server unreachable), the country outlines still draw", async () => {
     setConfig(loadConfig(env("http://127.0.0.1:9")));
-    const { page } = await open(site.browser, `${site.base}${items}?limit=100`, DESKTOP);
+    const { page } = await site.open(`${items}?limit=100`, DESKTOP);
     await mapReady(page);
     expect(Number(await page.locator("#map").getAttribute("data-countries"))).toBeGreaterThan(100);
     await screenshot(page, "items-tiles-offline-desktop");
