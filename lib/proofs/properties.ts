@@ -100,7 +100,7 @@ function sourceOf(type: PropertyType, column: AnyColumn | undefined, name: strin
 }
 
 /** A property's value when not given: the row's field of its name, timestamps as `iso`. */
-function valueOf(type: PropertyType, name: string): (row: ProofRow) => unknown {
+function fieldValue(type: PropertyType, name: string): (row: ProofRow) => unknown {
   const field = fieldOf(name);
   const read = (row: ProofRow) => (row as unknown as Record<string, unknown>)[field];
   return type === "timestamp" ? (row) => iso(read(row) as Date | null) : read;
@@ -119,7 +119,7 @@ const prop = (
   nullable,
   description,
   example,
-  value: options.value ?? valueOf(type, name),
+  value: options.value ?? fieldValue(type, name),
   sortable: options.sortable ?? false,
   queryable: options.queryable ?? false,
   ogcProperty: options.ogcProperty ?? true,
