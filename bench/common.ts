@@ -11,6 +11,7 @@ import { connect, type DbHandle, MAINTENANCE_BUDGETS, queryRows } from "../db/cl
 import { migrate } from "../db/migrate.js";
 import { bulkLoadSynthetic } from "../lib/local/synthetic-proofs.js";
 import { node24Binary } from "../scripts/build-output.js";
+import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -162,11 +163,84 @@ export const servedEnv = (databaseUrl: string) => ({
   LOG_LEVEL: "silent",
 });
 
-/** GET `url` over `agent` (a kept-alive connection, as a client holds one), the whole body read; rejects unless 200. */
-export function getOk(url: string, agent: http.Agent): Promise<Buffer> {
+/**
+ * A fresh copy of the built functions, served over `databaseUrl` with servedEnv and `env` on Node 24 (or on `node`, a
+ * command such as valgrind given Node 24 in `nodeArgs`). The caller stops the server and removes the copy.
+ */
+export async function serveBuilt(
+  databaseUrl: string,
+  options: { env?: Record<string, string>; node?: string; nodeArgs?: string[] } = {},
+): Promise<{ output: ReturnType<typeof builtOutputCopy>; server: Awaited<ReturnType<typeof serveOutput>> }> {
+  const node = options.node ?? requireNode24();
+  const output = builtOutputCopy();
+  const server = await serveOutput(
+    output.dir,
+    node,
+    { ...servedEnv(databaseUrl), ...options.env },
+    options.nodeArgs ?? [],
+  );
+  return { output, server };
+}
+
+/**
+ * The benchmark database `name` holding `rows` synthetic proofs (benchDatabase), served by serveBuilt; without Node 24
+ * it stops before the load, not after.
+ */
+export async function serveBenchDatabase(
+  name: string,
+  rows: number,
+  reuse: boolean,
+  options: Parameters<typeof serveBuilt>[1] = {},
+): ReturnType<typeof serveBuilt> {
+  const node = options.node ?? requireNode24();
+  await benchDatabase(name, rows, reuse);
+  return serveBuilt(benchDatabaseUrl(name), { ...options, node });
+}
+
+/** The server's PostgreSQL version. */
+export const postgresVersion = async (): Promise<string> =>
+  String((await admin("show server_version"))[0]!.server_version);
+
+/** PostgreSQL's version and PostGIS's in the database at `databaseUrl` ("none" where the benchmark found none). */
+export async function serverVersions(
+  databaseUrl: string,
+  postgis = true,
+): Promise<{ postgres: string; postgis: string }> {
+  return {
+    postgres: await postgresVersion(),
+    postgis: postgis ? String((await admin("select postgis_lib_version() as v", databaseUrl))[0]!.v) : "none",
+  };
+}
+
+/** Which of the extensions `names` the server can install. */
+export async function availableExtensions(...names: string[]): Promise<Set<string>> {
+  const rows = await admin(
+    `select name from pg_available_extensions where name in (${names.map((n) => `'${n}'`).join(", ")})`,
+  );
+  return new Set(rows.map((r) => String(r.name)));
+}
+
+/** The comment on `table` in the database at `databaseUrl`: a benchmark's tag of a copy it completed. */
+export async function tableTag(databaseUrl: string, table: string): Promise<unknown> {
+  const [row] = await admin(
+    `select obj_description(to_regclass('public.${table}'), 'pg_class') as tag`,
+    databaseUrl,
+  );
+  return row?.tag;
+}
+
+/**
+ * Sends one request over `agent` (a kept-alive connection, as a client holds one) and reads the whole body; rejects
+ * unless 200.
+ */
+export function requestOk(
+  url: string,
+  agent: http.Agent,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     http
-      .get(url, { agent }, (res) => {
+      .request(url, { method: init.method ?? "GET", agent, headers: init.headers ?? {} }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", reject);
@@ -177,9 +251,13 @@ export function getOk(url: string, agent: http.Agent): Promise<Buffer> {
           else resolve(body);
         });
       })
-      .on("error", reject);
+      .on("error", reject)
+      .end(init.body);
   });
 }
+
+/** GET `url` over `agent`, the whole body read; rejects unless 200. */
+export const getOk = (url: string, agent: http.Agent): Promise<Buffer> => requestOk(url, agent);
 
 /** The newest event time of the data set: the start of today (UTC), so reruns on one day load the same data. */
 export const END = new Date(new Date().toISOString().slice(0, 10));

@@ -17,25 +17,13 @@ import http from "node:http";
 import { camelCase } from "../lib/graphql/proof-type.js";
 import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
 import { PROOF_PROPERTIES } from "../lib/proofs/properties.js";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
-import {
-  benchArgs,
-  benchDatabase,
-  benchDatabaseUrl,
-  DAY,
-  END,
-  iso,
-  requireNode24,
-  SCALE_DB,
-  servedEnv,
-} from "./common.js";
+import { benchArgs, DAY, END, iso, requestOk, SCALE_DB, serveBenchDatabase } from "./common.js";
 import { statOf } from "./cores.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
 
 const ARGS = benchArgs({ numbers: { rows: 1_000_000, iterations: 200, "warm-up": 30 }, flags: ["keep"] });
 const ROUNDS = 10;
 const GOAL = 1.5;
-const NODE24 = requireNode24();
 
 /** Every field of a proof: the catalogue's properties (the native record's members), in GraphQL's names. */
 const ALL_FIELDS = PROOF_PROPERTIES.map((q) => camelCase(q.name));
@@ -74,33 +62,14 @@ type Sent = { method: "GET" | "POST"; path: string; body?: string };
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 let base = "";
 
-function send(req: Sent): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const r = http.request(
-      `${base}${req.path}`,
-      {
-        method: req.method,
-        agent,
-        headers: req.body
-          ? { "content-type": "application/json", accept: "application/graphql-response+json" }
-          : {},
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("error", reject);
-        res.on("end", () => {
-          const body = Buffer.concat(chunks);
-          if (res.statusCode !== 200)
-            reject(new Error(`${req.path}: HTTP ${res.statusCode} ${body.toString("utf8", 0, 300)}`));
-          else resolve(body);
-        });
-      },
-    );
-    r.on("error", reject);
-    r.end(req.body);
+const send = (req: Sent): Promise<Buffer> =>
+  requestOk(`${base}${req.path}`, agent, {
+    method: req.method,
+    headers: req.body
+      ? { "content-type": "application/json", accept: "application/graphql-response+json" }
+      : {},
+    ...(req.body ? { body: req.body } : {}),
   });
-}
 
 const TICK_MS = 10; // Linux USER_HZ
 const cpuMs = (pid: number) => {
@@ -147,9 +116,7 @@ async function checkSamePage(c: Case, [native, all]: Way[]): Promise<void> {
 }
 
 async function main() {
-  await benchDatabase(SCALE_DB, ARGS.rows, true);
-  const output = builtOutputCopy();
-  const server = await serveOutput(output.dir, NODE24, servedEnv(benchDatabaseUrl(SCALE_DB)));
+  const { output, server } = await serveBenchDatabase(SCALE_DB, ARGS.rows, true);
   base = server.url;
   try {
     console.log(

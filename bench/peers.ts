@@ -28,7 +28,6 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
   benchArgs,
@@ -39,7 +38,9 @@ import {
   iso,
   loadBenchDatabase,
   requireNode24,
-  servedEnv,
+  serveBuilt,
+  serverVersions,
+  tableTag,
 } from "./common.js";
 import { f1, pad, percentile } from "./figures.js";
 
@@ -51,8 +52,9 @@ const BUDGET_MS = ARGS.budget * 1000;
 const WARM_UP_CAP_MS = 15_000;
 const DB_NAME = "lpqs_bench_peers";
 const PEERS_DIR = "/tmp/lpqs-peers";
-const NODE24 = requireNode24();
 
+// Without Node 24 the run stops here, not after loading the data.
+requireNode24();
 const dbUrl = benchDatabaseUrl(DB_NAME);
 const MONTH_FROM = END.getTime() - 60 * DAY;
 const MONTH_TO = END.getTime() - 30 * DAY;
@@ -70,11 +72,7 @@ const PEER_COLUMNS = `uid, chain, chain_id, prover, subject, event_timestamp, ev
 /** Loads the data unless the database already holds it. */
 async function prepare(): Promise<void> {
   if (await holdsBenchData(DB_NAME, ARGS.rows)) {
-    const [row] = await admin(
-      "select obj_description('public.peer_proofs'::regclass, 'pg_class') as tag where to_regclass('public.peer_proofs') is not null",
-      dbUrl,
-    );
-    if (row?.tag === COPY_TAG) {
+    if ((await tableTag(dbUrl, "peer_proofs")) === COPY_TAG) {
       console.log(
         `reusing ${DB_NAME} (${ARGS.rows.toLocaleString("en")} proofs, ending ${END.toISOString()})`,
       );
@@ -304,12 +302,10 @@ async function main() {
   execFileSync("bash", [fileURLToPath(new URL("peers.sh", import.meta.url)), "restart"], {
     stdio: "inherit",
   });
-  const output = builtOutputCopy();
-  const ours = await serveOutput(output.dir, NODE24!, servedEnv(dbUrl));
+  const { output, server: ours } = await serveBuilt(dbUrl);
   const all = servers(ours.url);
   const versions = {
-    postgres: String((await admin("show server_version"))[0]!.server_version),
-    postgis: String((await admin("select postgis_lib_version() as v", dbUrl))[0]!.v),
+    ...(await serverVersions(dbUrl)),
     qgis: debianVersion("qgis-server"),
     mapserver: debianVersion("cgi-mapserver"),
   };

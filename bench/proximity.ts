@@ -30,16 +30,15 @@ import { SYNTHETIC_CITIES } from "../lib/local/synthetic-proofs.js";
 import { whereClause } from "../lib/proofs/filter.js";
 import { recordJson } from "../lib/proofs/json-sql.js";
 import { MAX_RADIUS_M, type Near } from "../lib/proofs/near.js";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
-  admin,
+  availableExtensions,
   benchArgs,
-  benchDatabase,
   benchDatabaseUrl,
   getOk,
-  requireNode24,
   SCALE_DB,
-  servedEnv,
+  serveBenchDatabase,
+  serverVersions,
+  tableTag,
 } from "./common.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
 import { connectInProcess, replay, statementsOf, V0 } from "./statements.js";
@@ -50,7 +49,6 @@ const ITERATIONS = ARGS.iterations;
 const KEEP = ARGS.keep;
 /** Rounds of earthdistance timed per case (after the warm-up's). */
 const EARTH_ROUNDS = 9;
-const NODE24 = requireNode24();
 const dbUrl = benchDatabaseUrl(SCALE_DB);
 const PEER_TAG = "lpqs proximity: PostGIS copy of the points";
 
@@ -95,20 +93,14 @@ const pathOf = (c: Case) =>
 
 /** The PostGIS (and earthdistance) copy of the points, with their GiST indexes; false without PostGIS. */
 async function preparePeers(): Promise<{ postgis: boolean; earth: boolean }> {
-  const available = await admin(
-    "select name from pg_available_extensions where name in ('postgis', 'cube', 'earthdistance')",
-  );
-  const has = (n: string) => available.some((r) => r.name === n);
+  const available = await availableExtensions("postgis", "cube", "earthdistance");
+  const has = (n: string) => available.has(n);
   if (!has("postgis")) {
     console.log("PostGIS is not installed: no side-by-side figures (`bash bench/peers.sh` installs it)");
     return { postgis: false, earth: false };
   }
   const earth = has("cube") && has("earthdistance");
-  const [tag] = await admin(
-    "select obj_description(to_regclass('public.proximity_peer_points'), 'pg_class') as tag",
-    dbUrl,
-  );
-  if (tag?.tag === PEER_TAG) return { postgis: true, earth };
+  if ((await tableTag(dbUrl, "proximity_peer_points")) === PEER_TAG) return { postgis: true, earth };
   const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
   try {
     process.stdout.write("copying the points for PostGIS");
@@ -181,10 +173,8 @@ const earthPage = (c: Case) => ({
 });
 
 async function main() {
-  await benchDatabase(SCALE_DB, ROWS, true);
+  const { output, server } = await serveBenchDatabase(SCALE_DB, ROWS, true);
   const peers = await preparePeers();
-  const output = builtOutputCopy();
-  const server = await serveOutput(output.dir, NODE24!, servedEnv(dbUrl));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const handle = await connectInProcess(dbUrl);
   const client = new pg.Client({ connectionString: dbUrl });
@@ -195,10 +185,9 @@ async function main() {
     return performance.now() - started;
   };
   try {
-    const version = (await admin("show server_version"))[0]!.server_version;
-    const pgis = peers.postgis ? (await admin("select postgis_lib_version() as v", dbUrl))[0]!.v : "none";
+    const versions = await serverVersions(dbUrl, peers.postgis);
     console.log(
-      `\nbench:proximity: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${version} (PostGIS ${pgis}); server: built functions on Node ${server.version}; ${ITERATIONS} requests per case, each HTTP request followed by the same SQL; then the same SQL${peers.postgis ? " followed by PostGIS's (the faster of its two forms)" : ""}${peers.earth ? "; earthdistance on a few rounds" : ""}; ms`,
+      `\nbench:proximity: ${ROWS.toLocaleString("en")} synthetic proofs, PostgreSQL ${versions.postgres} (PostGIS ${versions.postgis}); server: built functions on Node ${server.version}; ${ITERATIONS} requests per case, each HTTP request followed by the same SQL; then the same SQL${peers.postgis ? " followed by PostGIS's (the faster of its two forms)" : ""}${peers.earth ? "; earthdistance on a few rounds" : ""}; ms`,
     );
     console.log(
       `\n${pad("request (nearest first, 100 a page)", 38)} ${lpad("matched", 8)} ${lpad("HTTP p50", 9)} ${lpad("SQL p50", 8)} ${lpad("ratio", 6)} ${lpad("goal", 6)} ${lpad("SQL p50", 8)} ${lpad("PostGIS", 8)} ${lpad("ours/PG", 8)} ${lpad("earthd.", 8)} ${lpad("ours/ed", 8)}`,

@@ -40,19 +40,18 @@ import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
   benchArgs,
-  benchDatabase,
   benchDatabaseUrl,
   DAY,
   END,
   getOk,
   iso,
+  postgresVersion,
   requireNode24,
   SCALE_DB,
-  servedEnv,
+  serveBenchDatabase,
 } from "./common.js";
 import { cannotSeparate, postgresPids, postmasterOf, separateCores, statOf } from "./cores.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
@@ -152,21 +151,20 @@ function keysOnly(statements: Statement[]): Statement {
   throw new Error("no keys-first statement among the request's statements");
 }
 
-/** The common paths whose count must stay fast right after a write. */
+/** The common paths whose count must stay fast right after a write: the same filters on either API. */
 const AFTER_WRITE: RequestType[] = [
-  { name: "v0 default (revoked filter)", path: `${V0}` },
-  { name: "v0 chain=base", path: `${V0}?chain=base` },
-  { name: "v0 prover (top)", path: `${V0}?prover=${TOP_PROVER}` },
-  { name: "v0 one-month window", path: `${V0}?${MONTH}` },
-  { name: "v0 city bbox", path: `${V0}?${CITY}` },
-  { name: "v0 continent bbox", path: `${V0}?${CONTINENT}` },
-  { name: "ogc default", path: `${ITEMS}` },
-  { name: "ogc chain=base", path: `${ITEMS}?chain=base` },
-  { name: "ogc prover (top)", path: `${ITEMS}?prover=${TOP_PROVER}` },
-  { name: "ogc one-month datetime", path: `${ITEMS}?${OGC_MONTH}` },
-  { name: "ogc city bbox", path: `${ITEMS}?${CITY}` },
-  { name: "ogc continent bbox", path: `${ITEMS}?${CONTINENT}` },
-];
+  { api: "v0", path: V0, plain: "default (revoked filter)", month: ["one-month window", MONTH] },
+  { api: "ogc", path: ITEMS, plain: "default", month: ["one-month datetime", OGC_MONTH] },
+].flatMap((a) =>
+  [
+    [a.plain, ""],
+    ["chain=base", "chain=base"],
+    ["prover (top)", `prover=${TOP_PROVER}`],
+    a.month,
+    ["city bbox", CITY],
+    ["continent bbox", CONTINENT],
+  ].map(([name, query]) => ({ name: `${a.api} ${name}`, path: query ? `${a.path}?${query}` : a.path })),
+);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Measurement helpers.
@@ -257,14 +255,9 @@ function pageOf(path: string, body: Buffer): Page {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main() {
-  await benchDatabase(SCALE_DB, ARGS.rows, ARGS.keep);
-  const output = builtOutputCopy();
-  const server = await serveOutput(
-    output.dir,
-    NODE24!,
-    servedEnv(dbUrl),
-    ARGS["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", ARGS["cpu-prof"]] : [],
-  );
+  const { output, server } = await serveBenchDatabase(SCALE_DB, ARGS.rows, ARGS.keep, {
+    nodeArgs: ARGS["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", ARGS["cpu-prof"]] : [],
+  });
   base = server.url;
   const floors = await startFloors(dbUrl, NODE24!);
   const { bare: floor, fn: functionFloor } = floors;
@@ -284,7 +277,7 @@ async function main() {
   };
   try {
     say(
-      `\nbench:scale: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${(await admin("show server_version"))[0]!.server_version}, server: built functions on Node ${server.version}; ${ARGS.iterations} requests per type, each HTTP request followed by the same SQL`,
+      `\nbench:scale: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${await postgresVersion()}, server: built functions on Node ${server.version}; ${ARGS.iterations} requests per type, each HTTP request followed by the same SQL`,
     );
     say(
       `\n${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("p99", 7)} ${lpad("SQL p50", 8)} ${lpad("p99", 7)} ${lpad("floor", 6)} ${lpad("ratio", 6)} ${lpad("CPU ms", 7)}  goal p50 <= 1.5xSQL+1`,

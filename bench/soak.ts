@@ -31,7 +31,7 @@ import { attest } from "../lib/devnet/eas.js";
 import { freePort, startDevnet } from "../lib/devnet/index.js";
 import { encodeLocationProof } from "../lib/devnet/location-data.js";
 import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
+import { serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
   benchArgs,
@@ -40,8 +40,10 @@ import {
   DAY,
   END,
   iso,
+  postgresVersion,
   ROOT,
   requireNode24,
+  serveBuilt,
   servedEnv,
 } from "./common.js";
 import { statOf } from "./cores.js";
@@ -60,6 +62,7 @@ const ARGS = benchArgs({
   },
   flags: ["keep"],
 });
+// Without Node 24 the run stops here, not after loading the data.
 const NODE24 = requireNode24();
 const SOAK_DB = "lpqs_bench_soak";
 const SECRET = "soak-cron-secret";
@@ -142,13 +145,12 @@ async function main() {
   ).map((r) => String(r.uid));
 
   const devnet = await startDevnet({ port: await freePort(), blockTimeSeconds: 1 });
-  const output = builtOutputCopy();
-  const env = { ...servedEnv(dbUrl), CRON_SECRET: SECRET, CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl };
-  // Two instances of the same output, as Vercel runs them: the reads' functions, and the cron's function, whose
-  // invocations get instances of their own (a function's instances serve only that function), so a sync never
-  // holds the event loop the reads wait on. Both share the one database.
-  const server = await serveOutput(output.dir, NODE24, env);
-  const cronServer = await serveOutput(output.dir, NODE24, env);
+  const env = { CRON_SECRET: SECRET, CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl };
+  const { output, server } = await serveBuilt(dbUrl, { env });
+  // A second instance of the same output for the cron, as Vercel runs it: a function's invocations get instances of
+  // their own (a function's instances serve only that function), so a sync never holds the event loop the reads
+  // wait on. Both share the one database.
+  const cronServer = await serveOutput(output.dir, NODE24, { ...servedEnv(dbUrl), ...env });
   const base = server.url;
   const paths = mix();
   const agent = new http.Agent({ keepAlive: true, maxSockets: ARGS.connections });
@@ -185,7 +187,7 @@ async function main() {
   let stopping = false;
 
   console.log(
-    `soak: ${ARGS.minutes} min, ${ARGS.connections} connections of mixed reads against the built functions on Node ${server.version} over PostgreSQL ${(await admin("show server_version"))[0]!.server_version} (${ARGS.rows.toLocaleString("en")} synthetic proofs); devnet at ${devnet.rpcUrl}, ${ARGS.batch} proofs written every ${ARGS["write-every"]} s, cron every minute`,
+    `soak: ${ARGS.minutes} min, ${ARGS.connections} connections of mixed reads against the built functions on Node ${server.version} over PostgreSQL ${await postgresVersion()} (${ARGS.rows.toLocaleString("en")} synthetic proofs); devnet at ${devnet.rpcUrl}, ${ARGS.batch} proofs written every ${ARGS["write-every"]} s, cron every minute`,
   );
 
   /** Marks the written proofs the single-proof endpoint now serves. */

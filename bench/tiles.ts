@@ -38,15 +38,15 @@ import { tileContent } from "../lib/tiles/tile-content.js";
 import { COUNTS_MAX_ZOOM } from "../lib/tiles/tile-pyramid.js";
 import { CLUSTERS_LAYER, POINTS_LAYER } from "../lib/tiles/tile-rules.js";
 import { MAX_LATITUDE, type TileAddress } from "../lib/tiles/web-mercator.js";
-import { builtOutputCopy, serveOutput } from "../scripts/vercel-output/emulate.js";
 import {
   admin,
+  availableExtensions,
   benchArgs,
-  benchDatabase,
   benchDatabaseUrl,
   getOk,
-  requireNode24,
-  servedEnv,
+  serveBenchDatabase,
+  serverVersions,
+  tableTag,
 } from "./common.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
 
@@ -54,7 +54,6 @@ const ARGS = benchArgs({
   numbers: { rows: 1_000_000, iterations: 15, "warm-up": 3, "max-zoom": 16 },
   flags: ["keep"],
 });
-const NODE24 = requireNode24();
 const DB = "lpqs_bench_tiles";
 const dbUrl = benchDatabaseUrl(DB);
 const TILES = "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad";
@@ -85,19 +84,13 @@ function decode(bytes: Buffer): Decoded {
 
 /** The PostGIS copy: the points of the proofs that have coordinates, in EPSG:3857, with the tile's properties. */
 async function preparePostgis(): Promise<boolean> {
-  const [available] = await admin(
-    "select count(*)::int as n from pg_available_extensions where name = 'postgis'",
-  );
-  if (!available?.n) {
+  if (!(await availableExtensions("postgis")).has("postgis")) {
     console.log(
       "PostGIS is not installed: no side-by-side figures (`bash bench/peers.sh` installs it, or apt-get install postgresql-15-postgis-3)",
     );
     return false;
   }
-  const [tag] = await admin(
-    "select obj_description(to_regclass('public.tile_peer_points'), 'pg_class') as tag",
-    dbUrl,
-  );
+  const tag = await tableTag(dbUrl, "tile_peer_points");
   const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
   try {
     // PostGIS over the proofs' own table: their point in Web Mercator, indexed as an expression.
@@ -108,7 +101,7 @@ async function preparePostgis(): Promise<boolean> {
       ),
     );
     await handle.db.execute(sql`analyze location_proofs`);
-    if (tag?.tag === POSTGIS_TAG) return true;
+    if (tag === POSTGIS_TAG) return true;
     process.stdout.write("copying the points for PostGIS");
     await handle.db.execute(sql`create extension if not exists postgis`);
     await handle.db.execute(sql`drop table if exists tile_peer_points`);
@@ -145,20 +138,17 @@ const POSTGIS_TILE = `select ST_AsMVT(q, '${POINTS_LAYER}', 4096, 'geom') as mvt
     from tile_peer_points where geom && ST_TileEnvelope($1, $2, $3)) q`;
 
 async function main() {
-  await benchDatabase(DB, ARGS.rows, ARGS.keep);
+  const { output, server } = await serveBenchDatabase(DB, ARGS.rows, ARGS.keep);
   const postgis = await preparePostgis();
-  const output = builtOutputCopy();
-  const server = await serveOutput(output.dir, NODE24!, servedEnv(dbUrl));
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const client = new pg.Client({ connectionString: dbUrl });
   await client.connect();
   const handle = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
   const written: string[] = [];
   try {
-    const version = (await admin("show server_version"))[0]!.server_version;
-    const pgis = postgis ? (await admin("select postgis_lib_version() as v", dbUrl))[0]!.v : "none";
+    const versions = await serverVersions(dbUrl, postgis);
     console.log(
-      `\nbench:tiles: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${version} (PostGIS ${pgis}); server: built functions on Node ${server.version}; ${ARGS.iterations} requests per tile after ${ARGS["warm-up"]} rounds of warm-up, interleaved, one at a time; ms`,
+      `\nbench:tiles: ${ARGS.rows.toLocaleString("en")} synthetic proofs, PostgreSQL ${versions.postgres} (PostGIS ${versions.postgis}); server: built functions on Node ${server.version}; ${ARGS.iterations} requests per tile after ${ARGS["warm-up"]} rounds of warm-up, interleaved, one at a time; ms`,
     );
 
     // The z0 tile holds every proof with coordinates: its clusters' counts add up to their number.

@@ -192,13 +192,11 @@ export async function connect(
       }
     };
     const pool = new DeadlinePool(poolOptions(url, budgets));
-    pool.on("error", () => {});
-    const db = drizzle({ client: pool, schema }) as unknown as Db;
-    dedicatedConnections.set(db, async () => {
-      const client = await pool.connect();
-      return { db: drizzle({ client, schema }) as unknown as Db, release: (e) => client.release(e) };
-    });
-    return { db, kind: "neon", close: () => pool.end() };
+    return pooledHandle<typeof pool, import("@neondatabase/serverless").PoolClient>(
+      pool,
+      "neon",
+      (client) => drizzle({ client, schema }) as unknown as Db,
+    );
   }
   const [{ default: pg }, { drizzle }] = await Promise.all([
     import("pg"),
@@ -214,14 +212,33 @@ export async function connect(
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
   });
+  return pooledHandle<typeof pool, import("pg").PoolClient>(
+    pool,
+    "pg",
+    (client) => drizzle({ client, schema }) as unknown as Db,
+  );
+}
+
+/**
+ * A driver's pool as a handle: `over` is drizzle over the pool, or over one client checked out of it for a
+ * transaction (dedicatedConnections).
+ */
+function pooledHandle<
+  P extends {
+    on(event: "error", listener: () => void): unknown;
+    connect(): Promise<C>;
+    end(): Promise<void>;
+  },
+  C extends { release(error?: Error): void },
+>(pool: P, kind: DriverKind, over: (client: P | C) => Db): DbHandle {
   // An idle client that loses its server must not crash the process; the next query reports the failure.
   pool.on("error", () => {});
-  const db = drizzle({ client: pool, schema }) as unknown as Db;
+  const db = over(pool);
   dedicatedConnections.set(db, async () => {
     const client = await pool.connect();
-    return { db: drizzle({ client, schema }) as unknown as Db, release: (e) => client.release(e) };
+    return { db: over(client), release: (e) => client.release(e) };
   });
-  return { db, kind: "pg", close: () => pool.end() };
+  return { db, kind, close: () => pool.end() };
 }
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];

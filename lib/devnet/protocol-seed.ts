@@ -9,6 +9,13 @@ import {
 } from "./schemas.js";
 
 const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+/** The spec's examples' corners around Keystone, South Dakota (lon, lat), in its polygon's order. */
+const KEYSTONE = [
+  [-103.771556, 44.967243],
+  [-103.771556, 44.977243],
+  [-103.761556, 44.977243],
+  [-103.761556, 44.967243],
+];
 const hexOf = (text: string): Hex => `0x${Buffer.from(text, "utf8").toString("hex")}`;
 
 /** One record to attest: a label to find it by, its schema and its fields by name. */
@@ -26,8 +33,8 @@ export type ProtocolRecord = {
  * camelCase schema; and records of a schema that is not about locations, which must never be indexed.
  */
 export function protocolRecords(now = Math.floor(Date.now() / 1000)): ProtocolRecord[] {
-  const spec = (label: string, location_type: string, location: string): ProtocolRecord => ({
-    label,
+  const spec = (location_type: string, location: string): ProtocolRecord => ({
+    label: location_type,
     schema: "appendix",
     fields: { srs: CRS84, location_type, location, lp_version: 1 },
   });
@@ -62,27 +69,15 @@ export function protocolRecords(now = Math.floor(Date.now() / 1000)): ProtocolRe
     fields: { specVersion: 2, srs: "EPSG:4326", locationType, location },
   });
   return [
-    spec("coordinate-decimal+lon-lat", "coordinate-decimal+lon-lat", "[-103.771556, 44.967243]"),
-    spec("geojson-point", "geojson-point", '{"type":"Point","coordinates":[-103.771556,44.967243]}'),
-    spec(
-      "geojson-line",
-      "geojson-line",
-      '{"type":"LineString","coordinates":[[-103.771556,44.967243],[-103.761556,44.977243]]}',
-    ),
-    spec(
-      "geojson-polygon",
-      "geojson-polygon",
-      '{"type":"Polygon","coordinates":[[[-103.771556,44.967243],[-103.771556,44.977243],[-103.761556,44.977243],[-103.761556,44.967243],[-103.771556,44.967243]]]}',
-    ),
-    spec("h3", "h3", "8928308280fffff"),
-    spec("geohash", "geohash", "9xyd"),
-    spec(
-      "wkt",
-      "wkt",
-      "POLYGON((-103.78 44.96, -103.76 44.96, -103.76 44.98, -103.78 44.98, -103.78 44.96))",
-    ),
-    spec("address", "address", "13000 SD-244, Keystone, SD 57751"),
-    spec("scaledCoordinates", "scaledCoordinates", '{"x":-1037715560,"y":449672430,"scale":10000000}'),
+    spec("coordinate-decimal+lon-lat", "[-103.771556, 44.967243]"),
+    spec("geojson-point", JSON.stringify({ type: "Point", coordinates: KEYSTONE[0] })),
+    spec("geojson-line", JSON.stringify({ type: "LineString", coordinates: [KEYSTONE[0], KEYSTONE[2]] })),
+    spec("geojson-polygon", JSON.stringify({ type: "Polygon", coordinates: [[...KEYSTONE, KEYSTONE[0]]] })),
+    spec("h3", "8928308280fffff"),
+    spec("geohash", "9xyd"),
+    spec("wkt", "POLYGON((-103.78 44.96, -103.76 44.96, -103.76 44.98, -103.78 44.98, -103.78 44.96))"),
+    spec("address", "13000 SD-244, Keystone, SD 57751"),
+    spec("scaledCoordinates", '{"x":-1037715560,"y":449672430,"scale":10000000}'),
     dart(
       "GeoJSON Feature",
       "GeoJSON",

@@ -1,20 +1,6 @@
 import * as v from "valibot";
-import { CHAIN_NAMES } from "../chains/registry.js";
-import { formatParam } from "../http/format.js";
-import {
-  addressParam,
-  bboxParam,
-  chainListParam,
-  cursorParam,
-  datetimeParam,
-  doc,
-  integerParam,
-  locationTypeListParam,
-  nearParam,
-  protocolVersionListParam,
-  radiusParam,
-  schemaListParam,
-} from "../params.js";
+import { filterParam } from "../filter-params.js";
+import { bboxParam, doc } from "../params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
@@ -60,7 +46,7 @@ const SORTBY_SCHEMA = {
  * of limit is the page size GDAL then asks for.
  */
 export const ITEMS_PARAMS = {
-  f: v.optional(doc(formatParam, "Response encoding; overrides the Accept header.")),
+  f: filterParam("f", "Response encoding; overrides the Accept header."),
   limit: v.optional(
     doc(
       limitParam,
@@ -69,19 +55,15 @@ export const ITEMS_PARAMS = {
       { type: "integer", minimum: 1, maximum: OGC_MAX_LIMIT, default: OGC_DEFAULT_LIMIT },
     ),
   ),
-  offset: v.optional(
-    doc(
-      integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
-      "Number of features to skip; slower the deeper (the next/prev links carry a cursor instead). Not with cursor.",
-      undefined,
-      { default: 0 },
-    ),
+  offset: filterParam(
+    "offset",
+    "Number of features to skip; slower the deeper (the next/prev links carry a cursor instead). Not with cursor.",
+    undefined,
+    { default: 0 },
   ),
-  cursor: v.optional(
-    doc(
-      cursorParam,
-      "The opaque position a next/prev link carries (the sort key of the row the page continues from, checksummed). A cursor that was changed, or made for another sortby, is a 400.",
-    ),
+  cursor: filterParam(
+    "cursor",
+    "The opaque position a next/prev link carries (the sort key of the row the page continues from, checksummed). A cursor that was changed, or made for another sortby, is a 400.",
   ),
   bbox: v.optional(
     doc(
@@ -94,44 +76,34 @@ export const ITEMS_PARAMS = {
   "bbox-crs": v.optional(
     doc(crsParam("bbox-crs"), "Only CRS84 is served.", undefined, { type: "string", enum: [CRS84] }),
   ),
-  near: v.optional(
-    doc(
-      nearParam,
-      "lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.",
-      undefined,
-      { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
-    ),
+  near: filterParam(
+    "near",
+    "lon,lat in degrees (CRS84): with radius, only features whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each feature's properties then carry its distance in metres. Features without geometry never match. Needs radius.",
+    undefined,
+    { type: "array", minItems: 2, maxItems: 2, items: { type: "number" } },
   ),
-  radius: v.optional(
-    doc(
-      radiusParam(MAX_RADIUS_M),
-      `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
-      undefined,
-      { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
-    ),
+  radius: filterParam(
+    "radius",
+    `Metres from near: more than 0, at most ${MAX_RADIUS_M} (half the Earth's circumference). Needs near.`,
+    undefined,
+    { type: "number", exclusiveMinimum: true, minimum: 0, maximum: MAX_RADIUS_M },
   ),
-  datetime: v.optional(
-    doc(
-      datetimeParam,
-      "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day; years 0001-9999), or an interval start/end with '..' for an open end. Ends are inclusive; features without an event time match too (/req/core/fc-time-response).",
-    ),
+  datetime: filterParam(
+    "datetime",
+    "event_timestamp: an instant (2025-01-31T12:00:00Z or a date = the whole UTC day; years 0001-9999), or an interval start/end with '..' for an open end. Ends are inclusive; features without an event time match too (/req/core/fc-time-response).",
   ),
-  chain: v.optional(doc(chainListParam(CHAIN_NAMES), "Network name(s), comma-separated.")),
-  schema: v.optional(doc(schemaListParam, "EAS schema UID(s), comma-separated (property schema_uid).")),
-  protocolVersion: v.optional(
-    doc(
-      protocolVersionListParam,
-      "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
-    ),
+  chain: filterParam("chain", "Network name(s), comma-separated."),
+  schema: filterParam("schema", "EAS schema UID(s), comma-separated (property schema_uid)."),
+  protocolVersion: filterParam(
+    "protocolVersion",
+    "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
   ),
-  locationType: v.optional(
-    doc(
-      locationTypeListParam,
-      "Location type(s) of the protocol's vocabulary, comma-separated (property location_type_normalized).",
-    ),
+  locationType: filterParam(
+    "locationType",
+    "Location type(s) of the protocol's vocabulary, comma-separated (property location_type_normalized).",
   ),
-  prover: v.optional(doc(addressParam("prover"), "Address of the proof creator (0x…, any case).")),
-  subject: v.optional(doc(addressParam("subject"), "Address the proof is about (0x…, any case).")),
+  prover: filterParam("prover", "Address of the proof creator (0x…, any case)."),
+  subject: filterParam("subject", "Address the proof is about (0x…, any case)."),
   filter: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "filter must not be empty")),

@@ -5,6 +5,7 @@ import { TILE_MATRIX_SET_IDS } from "../tiles/tile-matrix-set.js";
 import { CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER, TILE_FILTER_NAMES } from "../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../tiles/web-mercator.js";
 import { queryParameters } from "../v0/openapi-params.js";
+import { strings } from "../v0/openapi-schemas.js";
 import { VERSION } from "../version.js";
 import { apiHtml } from "./html/views.js";
 import { ITEMS_PARAMS } from "./items-params.js";
@@ -39,8 +40,7 @@ const TILE_SCHEMAS = {
     type: "object",
     required: ["dataType", "crs", "links"],
     properties: {
-      title: { type: "string" },
-      description: { type: "string" },
+      ...strings("title", "description"),
       dataType: { type: "string", enum: ["map", "vector", "coverage"] },
       crs,
       tileMatrixSetURI: { type: "string", format: "uri" },
@@ -64,14 +64,9 @@ const TILE_SCHEMAS = {
           type: "object",
           required: ["id"],
           properties: {
-            id: { type: "string" },
-            title: { type: "string" },
-            description: { type: "string" },
-            dataType: { type: "string" },
+            ...strings("id", "title", "description", "dataType"),
             geometryDimension: { type: "integer" },
-            featureType: { type: "string" },
-            minTileMatrix: { type: "string" },
-            maxTileMatrix: { type: "string" },
+            ...strings("featureType", "minTileMatrix", "maxTileMatrix"),
             propertiesSchema: { type: "object" },
           },
         },
@@ -91,8 +86,7 @@ const TILE_SCHEMAS = {
           type: "object",
           required: ["links"],
           properties: {
-            id: { type: "string" },
-            title: { type: "string" },
+            ...strings("id", "title"),
             uri: { type: "string", format: "uri" },
             crs,
             links: linkList,
@@ -105,8 +99,7 @@ const TILE_SCHEMAS = {
     type: "object",
     required: ["crs", "tileMatrices"],
     properties: {
-      id: { type: "string" },
-      title: { type: "string" },
+      ...strings("id", "title"),
       uri: { type: "string", format: "uri" },
       crs,
       orderedAxes: { type: "array", items: { type: "string" } },
@@ -459,10 +452,7 @@ export function openApiDocument(request: Request) {
           type: "object",
           required: ["code"],
           properties: {
-            code: { type: "string" },
-            description: { type: "string" },
-            message: { type: "string" },
-            parameter: { type: "string" },
+            ...strings("code", "description", "message", "parameter"),
           },
         },
         properties: {
@@ -511,10 +501,7 @@ export function openApiDocument(request: Request) {
           type: "object",
           required: ["id", "links"],
           properties: {
-            id: { type: "string" },
-            title: { type: "string" },
-            description: { type: "string" },
-            itemType: { type: "string" },
+            ...strings("id", "title", "description", "itemType"),
             crs: { type: "array", items: { type: "string" } },
             storageCrs: { type: "string" },
             extent: {
@@ -563,10 +550,7 @@ export function openApiDocument(request: Request) {
           type: "object",
           required: ["href", "rel"],
           properties: {
-            href: { type: "string" },
-            rel: { type: "string" },
-            type: { type: "string" },
-            title: { type: "string" },
+            ...strings("href", "rel", "type", "title"),
             templated: { type: "boolean" },
           },
         },

@@ -80,14 +80,30 @@ export const numberArraySql = (columns: AnyColumn[]): SQL =>
 const UID = "0x6c1f4d9e7a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d";
 const PROVER = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
-type Options = Partial<Pick<ProofProperty, "sortable" | "queryable" | "ogcProperty" | "column" | "source">>;
+type Options = Partial<
+  Pick<ProofProperty, "sortable" | "queryable" | "ogcProperty" | "column" | "source" | "value">
+>;
 
-/** A property's SQL source when not given: its column, timestamps as `isoSql`, decimals as their text. */
+/** The row's field and the table's column a property `name` reads unless told otherwise: its camelCase. */
+const fieldOf = (name: string): string => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/**
+ * A property's SQL source when not given: its column (the table's column of its name when it names none), timestamps
+ * as `isoSql`, decimals as their text.
+ */
 function sourceOf(type: PropertyType, column: AnyColumn | undefined, name: string): SQL {
-  if (!column) throw new Error(`property ${name}: a source or a column is needed`);
-  if (type === "timestamp") return isoSql(column);
-  if (type === "decimal") return sql`${column}::text`;
-  return sql`${column}`;
+  const read = column ?? (p as unknown as Record<string, AnyColumn | undefined>)[fieldOf(name)];
+  if (!read) throw new Error(`property ${name}: a source or a column is needed`);
+  if (type === "timestamp") return isoSql(read);
+  if (type === "decimal") return sql`${read}::text`;
+  return sql`${read}`;
+}
+
+/** A property's value when not given: the row's field of its name, timestamps as `iso`. */
+function fieldValue(type: PropertyType, name: string): (row: ProofRow) => unknown {
+  const field = fieldOf(name);
+  const read = (row: ProofRow) => (row as unknown as Record<string, unknown>)[field];
+  return type === "timestamp" ? (row) => iso(read(row) as Date | null) : read;
 }
 
 const prop = (
@@ -96,7 +112,6 @@ const prop = (
   nullable: boolean,
   description: string,
   example: unknown,
-  value: (row: ProofRow) => unknown,
   options: Options = {},
 ): ProofProperty => ({
   name,
@@ -104,7 +119,7 @@ const prop = (
   nullable,
   description,
   example,
-  value,
+  value: options.value ?? fieldValue(type, name),
   sortable: options.sortable ?? false,
   queryable: options.queryable ?? false,
   ogcProperty: options.ogcProperty ?? true,
@@ -114,21 +129,18 @@ const prop = (
 
 /** In the order of the native record. */
 export const PROOF_PROPERTIES: readonly ProofProperty[] = [
-  prop("uid", "hash", false, "Attestation uid (the OGC feature id)", UID, (r) => r.uid, {
+  prop("uid", "hash", false, "Attestation uid (the OGC feature id)", UID, {
     column: p.uid,
     sortable: true,
     queryable: true,
   }),
-  prop("chain", "string", false, "Blockchain network name", "base", (r) => r.chain, {
+  prop("chain", "string", false, "Blockchain network name", "base", {
     column: p.chain,
     sortable: true,
     queryable: true,
   }),
-  prop("chain_id", "integer", false, "EVM chain id", 8453, (r) => r.chainId, {
-    column: p.chainId,
-    queryable: true,
-  }),
-  prop("prover", "address", false, "Address of the proof creator (attester)", PROVER, (r) => r.prover, {
+  prop("chain_id", "integer", false, "EVM chain id", 8453, { column: p.chainId, queryable: true }),
+  prop("prover", "address", false, "Address of the proof creator (attester)", PROVER, {
     column: p.prover,
     sortable: true,
     queryable: true,
@@ -139,7 +151,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     false,
     "Address the proof is about (recipient)",
     "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
-    (r) => r.subject,
     { column: p.subject, sortable: true, queryable: true },
   ),
   prop(
@@ -148,7 +159,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "When the located event happened (null when the attestation gives none)",
     "2026-11-22T10:15:00.000Z",
-    (r) => iso(r.eventTimestamp),
     { column: p.eventTimestamp, sortable: true, queryable: true },
   ),
   prop(
@@ -157,8 +167,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "eventTimestamp exactly as attested (Unix seconds, uint256)",
     "1795342500",
-    (r) => r.eventTimestampRaw,
-    { source: sql`${p.eventTimestampRaw}::text` },
   ),
   prop(
     "location_type",
@@ -166,7 +174,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Encoding of the location (DecimalDegrees<string>, geojson-polygon, wkt, geohash, …)",
     "DecimalDegrees<string>",
-    (r) => r.locationType,
     { column: p.locationType, queryable: true },
   ),
   prop(
@@ -175,7 +182,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Latitude of the representative point, a point on or in the geometry (null without valid coordinates)",
     52.52,
-    (r) => r.latitude,
     { column: p.latitude, sortable: true, queryable: true },
   ),
   prop(
@@ -184,13 +190,10 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Longitude of the representative point, a point on or in the geometry (null without valid coordinates)",
     13.405,
-    (r) => r.longitude,
     { column: p.longitude, sortable: true, queryable: true },
   ),
-  prop("location", "string", true, "The location exactly as attested", "13.405, 52.52", (r) => r.location, {
-    source: sql`${p.location}`,
-  }),
-  prop("srs", "string", true, "Spatial reference system of the location", "EPSG:4326", (r) => r.srs, {
+  prop("location", "string", true, "The location exactly as attested", "13.405, 52.52"),
+  prop("srs", "string", true, "Spatial reference system of the location", "EPSG:4326", {
     column: p.srs,
     queryable: true,
   }),
@@ -200,8 +203,7 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "The decoded location as GeoJSON (Point, LineString, Polygon, …); null without valid geographic data",
     { type: "Point", coordinates: [13.405, 52.52] },
-    (r) => r.geometry,
-    { ogcProperty: false, source: sql`${p.geometry}` },
+    { ogcProperty: false },
   ),
   prop(
     "bbox",
@@ -209,87 +211,55 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Bounds of the geometry: [west, south, east, north]; west > east when it crosses the antimeridian",
     [13.405, 52.52, 13.405, 52.52],
-    (r) =>
-      r.minLon === null || r.minLat === null || r.maxLon === null || r.maxLat === null
-        ? null
-        : [r.minLon, r.minLat, r.maxLon, r.maxLat],
-    { ogcProperty: false, source: numberArraySql([p.minLon, p.minLat, p.maxLon, p.maxLat]) },
+    {
+      value: (r) =>
+        r.minLon === null || r.minLat === null || r.maxLon === null || r.maxLat === null
+          ? null
+          : [r.minLon, r.minLat, r.maxLon, r.maxLat],
+      ogcProperty: false,
+      source: numberArraySql([p.minLon, p.minLat, p.maxLon, p.maxLat]),
+    },
   ),
-  prop("revoked", "boolean", false, "Whether the attestation has been revoked", false, (r) => r.revoked, {
+  prop("revoked", "boolean", false, "Whether the attestation has been revoked", false, {
     column: p.revoked,
     queryable: true,
   }),
-  prop(
-    "revocation_time",
-    "timestamp",
-    true,
-    "When it was revoked (null while not revoked)",
-    null,
-    (r) => iso(r.revocationTime),
-    { source: isoSql(p.revocationTime) },
-  ),
+  prop("revocation_time", "timestamp", true, "When it was revoked (null while not revoked)", null),
   prop(
     "attestation_time",
     "timestamp",
     false,
     "When the attestation was made (block time)",
     "2026-11-22T10:15:03.000Z",
-    (r) => iso(r.attestationTime),
     { column: p.attestationTime, sortable: true, queryable: true },
   ),
-  prop(
-    "expiration_time",
-    "timestamp",
-    true,
-    "When the attestation expires (null: never)",
-    null,
-    (r) => iso(r.expirationTime),
-    { source: isoSql(p.expirationTime) },
-  ),
-  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"], (r) => r.recipeType, {
-    source: sql`${p.recipeType}`,
-  }),
-  prop("recipe_payload", "strings", true, "Proof recipe payloads (hex)", ["0x01"], (r) => r.recipePayload, {
-    source: sql`${p.recipePayload}`,
-  }),
-  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"], (r) => r.mediaType, {
-    source: sql`${p.mediaType}`,
-  }),
-  prop("media_data", "strings", true, "Attached media (URIs or data)", ["ipfs://bafy…"], (r) => r.mediaData, {
-    source: sql`${p.mediaData}`,
-  }),
-  prop("memo", "string", true, "Free-text memo", "Berlin", (r) => r.memo, {
-    column: p.memo,
-    queryable: true,
-  }),
+  prop("expiration_time", "timestamp", true, "When the attestation expires (null: never)", null),
+  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"]),
+  prop("recipe_payload", "strings", true, "Proof recipe payloads (hex)", ["0x01"]),
+  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"]),
+  prop("media_data", "strings", true, "Attached media (URIs or data)", ["ipfs://bafy…"]),
+  prop("memo", "string", true, "Free-text memo", "Berlin", { column: p.memo, queryable: true }),
   prop(
     "schema_uid",
     "hash",
     false,
     "EAS schema uid of the attestation: the schema whose fields it was decoded by (GET /api/v0/config lists each chain's)",
     UID,
-    (r) => r.schemaUid,
     { column: p.schemaUid, queryable: true },
   ),
-  prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null, (r) => r.refUid, {
-    source: sql`${p.refUid}`,
-  }),
-  prop("block_number", "integer", false, "Block of the attestation", 12, (r) => r.blockNumber, {
+  prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null),
+  prop("block_number", "integer", false, "Block of the attestation", 12, {
     column: p.blockNumber,
     sortable: true,
     queryable: true,
   }),
-  prop("tx_hash", "hash", false, "Transaction of the attestation", UID, (r) => r.txHash, {
-    source: sql`${p.txHash}`,
-  }),
+  prop("tx_hash", "hash", false, "Transaction of the attestation", UID),
   prop(
     "decode_error",
     "string",
     true,
     "Why the attestation data did not decode against the schema (null when it did; the raw fields are then null)",
     null,
-    (r) => r.decodeError,
-    { source: sql`${p.decodeError}` },
   ),
   prop(
     "protocol_version",
@@ -297,7 +267,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Location Protocol version of the record: its attested lp_version as major.minor when it reads as one, else its schema's (0.1 for the v0.1 schema, 0.2 for the protocol's base fields); null for a schema that is not the protocol's",
     "0.1",
-    (r) => r.protocolVersion,
     { column: p.protocolVersion, queryable: true },
   ),
   prop(
@@ -306,8 +275,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "The version field exactly as attested (lp_version, lpVersion or specVersion; a number as text); null when the schema has none",
     null,
-    (r) => r.lpVersion,
-    { source: sql`${p.lpVersion}` },
   ),
   prop(
     "location_type_normalized",
@@ -315,7 +282,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "location_type in the Location Protocol's vocabulary (coordinate-decimal+lon-lat, geojson-point, geojson-line, geojson-polygon, geojson, h3, geohash, wkt, address, scaledCoordinates, coordinate-decimal+lat-lon); null when it cannot be told without guessing (decode_warning says why)",
     "coordinate-decimal+lon-lat",
-    (r) => r.locationTypeNormalized,
     { column: p.locationTypeNormalized, queryable: true },
   ),
   prop(
@@ -324,8 +290,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "The schema's fields other than the record's own, decoded, by name (integers wider than 48 bits as exact decimal strings, bytes and addresses as hex); null when the schema has none",
     null,
-    (r) => r.applicationFields,
-    { source: sql`${p.applicationFields}` },
   ),
   prop(
     "decode_warning",
@@ -333,8 +297,6 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Why the location has no coordinates, or what was not taken as written (an axis order or a repeated value is never guessed); null when it decoded as declared",
     null,
-    (r) => r.decodeWarning,
-    { source: sql`${p.decodeWarning}` },
   ),
 ];
 

@@ -4,7 +4,6 @@ import { easAbi, schemaRegistryAbi } from "../chains/eas-abi.js";
 import { multicall3Abi } from "../chains/multicall3-abi.js";
 import { MULTICALL3_ADDRESS } from "../chains/registry.js";
 import { decodeAggregate3, decodeAttestation } from "./abi-fast.js";
-import type { OnchainAttestation } from "./decode-attestation.js";
 
 /** How nodes say an eth_call ran out of gas (anvil, geth, erigon, hosted providers), in the innermost RPC detail. */
 const OUT_OF_GAS =
@@ -123,52 +122,45 @@ async function readEach(
   });
 }
 
-/** Reads attestations from EAS (readCalls); a uid EAS does not know (zero uid returned) maps to null. */
-export async function readAttestations(
-  client: ChainClient,
-  eas: Address,
-  uids: readonly Hex[],
-  options: ReadOptions,
-): Promise<Map<string, OnchainAttestation | null>> {
-  const calls = uids.map((uid) =>
-    encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
-  );
-  const data = await readCalls(client, eas, calls, options);
-  const result = new Map<string, OnchainAttestation | null>();
-  uids.forEach((uid, i) => {
-    const a = decodeAttestation(data[i]!);
-    result.set(uid.toLowerCase(), a.uid === zeroHash ? null : a);
-  });
-  return result;
-}
+/**
+ * A reader of records by uid: one call to the contract per uid (readCalls), each answer decoded and keyed by the
+ * lowercase uid; a uid the contract does not know (it answers the zero uid) maps to null.
+ */
+const readByUid =
+  <T extends { uid: string }>(call: (uid: Hex) => Hex, decode: (data: Hex) => T) =>
+  async (
+    client: ChainClient,
+    target: Address,
+    uids: readonly Hex[],
+    options: ReadOptions,
+  ): Promise<Map<string, T | null>> => {
+    const data = await readCalls(client, target, uids.map(call), options);
+    return new Map(
+      uids.map((uid, i) => {
+        const read = decode(data[i]!);
+        return [uid.toLowerCase(), read.uid === zeroHash ? null : read];
+      }),
+    );
+  };
+
+/** Reads attestations from EAS (readByUid). */
+export const readAttestations = readByUid(
+  (uid) => encodeFunctionData({ abi: easAbi, functionName: "getAttestation", args: [uid] }),
+  decodeAttestation,
+);
 
 export type RegisteredSchema = { uid: string; resolver: string; revocable: boolean; schema: string };
 
-/** Reads schema records from the SchemaRegistry (readCalls); a uid it does not know maps to null. */
-export async function readSchemas(
-  client: ChainClient,
-  registry: Address,
-  uids: readonly Hex[],
-  options: ReadOptions,
-): Promise<Map<string, RegisteredSchema | null>> {
-  const calls = uids.map((uid) =>
-    encodeFunctionData({ abi: schemaRegistryAbi, functionName: "getSchema", args: [uid] }),
-  );
-  const data = await readCalls(client, registry, calls, options);
-  const result = new Map<string, RegisteredSchema | null>();
-  uids.forEach((uid, i) => {
-    const r = decodeFunctionResult({ abi: schemaRegistryAbi, functionName: "getSchema", data: data[i]! });
-    result.set(
-      uid.toLowerCase(),
-      r.uid === zeroHash
-        ? null
-        : {
-            uid: r.uid.toLowerCase(),
-            resolver: r.resolver.toLowerCase(),
-            revocable: r.revocable,
-            schema: r.schema,
-          },
-    );
-  });
-  return result;
-}
+/** Reads schema records from the SchemaRegistry (readByUid). */
+export const readSchemas = readByUid(
+  (uid) => encodeFunctionData({ abi: schemaRegistryAbi, functionName: "getSchema", args: [uid] }),
+  (data): RegisteredSchema => {
+    const r = decodeFunctionResult({ abi: schemaRegistryAbi, functionName: "getSchema", data });
+    return {
+      uid: r.uid.toLowerCase(),
+      resolver: r.resolver.toLowerCase(),
+      revocable: r.revocable,
+      schema: r.schema,
+    };
+  },
+);

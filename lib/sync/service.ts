@@ -140,24 +140,21 @@ export function createSyncService(deps: SyncServiceDeps) {
     }
     return c;
   };
-  /** Names given by a route (already validated) → chains; none → every enabled chain. */
-  const pick = (names?: readonly string[]) =>
-    names?.length ? enabled.filter((c) => names.includes(c.name)) : enabled;
+  /** Names given by a route (already validated) → what a run over each of those chains needs; none → every enabled chain. */
+  const runsOver = (names?: readonly string[]) =>
+    (names?.length ? enabled.filter((c) => names.includes(c.name)) : enabled).map((chain) => ({
+      db,
+      chain,
+      client: clientFor(chain),
+      options,
+      requests: requestsOf(chain),
+    }));
 
   async function sync(trigger: Trigger, names?: readonly string[]): Promise<SyncReport> {
     const started = performance.now();
     const startedAt = new Date().toISOString();
     const results = await Promise.all(
-      pick(names).map((chain) =>
-        createChainSync({
-          db,
-          chain,
-          client: clientFor(chain),
-          options,
-          owner: nextOwner(),
-          requests: requestsOf(chain),
-        }).run(trigger),
-      ),
+      runsOver(names).map((run) => createChainSync({ ...run, owner: nextOwner() }).run(trigger)),
     );
     const failures = results
       .filter((r) => r.status === "error")
@@ -212,16 +209,7 @@ export function createSyncService(deps: SyncServiceDeps) {
 
   async function reconcile(names?: readonly string[]) {
     const results = await Promise.all(
-      pick(names).map((chain) =>
-        reconcileRevocations({
-          db,
-          chain,
-          client: clientFor(chain),
-          options,
-          trigger: "manual",
-          requests: requestsOf(chain),
-        }),
-      ),
+      runsOver(names).map((run) => reconcileRevocations({ ...run, trigger: "manual" })),
     );
     return {
       status: results.some((r) => r.status === "error")

@@ -1,22 +1,6 @@
 import * as v from "valibot";
-import { CHAIN_NAMES } from "../chains/registry.js";
-import { formatParam } from "../http/format.js";
-import {
-  addressParam,
-  bboxParam,
-  booleanParam,
-  chainListParam,
-  cursorParam,
-  datetimeParam,
-  doc,
-  integerParam,
-  locationTypeListParam,
-  nearParam,
-  protocolVersionListParam,
-  radiusParam,
-  schemaListParam,
-  timestampParam,
-} from "../params.js";
+import { filterParam } from "../filter-params.js";
+import { bboxParam, booleanParam, doc, integerParam, timestampParam } from "../params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 
 export const LIST_DEFAULT_LIMIT = 100;
@@ -31,14 +15,13 @@ export const LIST_PARAMS = {
     doc(integerParam("limit", 1, LIST_MAX_LIMIT), "Page size; above the maximum is a 400 naming it.", "10"),
     String(LIST_DEFAULT_LIMIT),
   ),
-  offset: v.optional(
-    doc(
-      integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
-      "Rows to skip (0 when absent). Slower the deeper: follow the next link (a cursor) instead. Not with cursor.",
-    ),
+  offset: filterParam(
+    "offset",
+    "Rows to skip (0 when absent). Slower the deeper: follow the next link (a cursor) instead. Not with cursor.",
   ),
-  cursor: v.optional(
-    doc(cursorParam, "The opaque position a next/prev link carries (checksummed); not with offset."),
+  cursor: filterParam(
+    "cursor",
+    "The opaque position a next/prev link carries (checksummed); not with offset.",
   ),
   bbox: v.optional(
     doc(
@@ -47,19 +30,15 @@ export const LIST_PARAMS = {
       "-10,35,30,60",
     ),
   ),
-  near: v.optional(
-    doc(
-      nearParam,
-      "lon,lat in degrees (CRS84): with radius, only proofs whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each record then carries its `distance` in metres. Proofs without coordinates never match. Needs radius.",
-      "2.3522,48.8566",
-    ),
+  near: filterParam(
+    "near",
+    "lon,lat in degrees (CRS84): with radius, only proofs whose representative point lies within radius metres (great-circle distance on the WGS84 mean-radius sphere) of this point; each record then carries its `distance` in metres. Proofs without coordinates never match. Needs radius.",
+    "2.3522,48.8566",
   ),
-  radius: v.optional(
-    doc(
-      radiusParam(MAX_RADIUS_M),
-      `Metres from near (more than 0, at most ${MAX_RADIUS_M}: half the Earth's circumference). Needs near.`,
-      "1000",
-    ),
+  radius: filterParam(
+    "radius",
+    `Metres from near (more than 0, at most ${MAX_RADIUS_M}: half the Earth's circumference). Needs near.`,
+    "1000",
   ),
   sort: v.optional(
     doc(
@@ -77,30 +56,24 @@ export const LIST_PARAMS = {
     doc(booleanParam("includeRevoked"), "Revoked proofs are left out unless true."),
     "false",
   ),
-  chain: v.optional(doc(chainListParam(CHAIN_NAMES), "Chain name(s), comma-separated.", "sepolia,base")),
-  schema: v.optional(
-    doc(
-      schemaListParam,
-      "EAS schema UID(s), comma-separated: only records of these schemas (GET /api/v0/config lists each chain's).",
-      "0xba4171c92572b1e4f241d044c32cdf083be9fd946b8766977558ca6378c824e2",
-    ),
+  chain: filterParam("chain", "Chain name(s), comma-separated.", "sepolia,base"),
+  schema: filterParam(
+    "schema",
+    "EAS schema UID(s), comma-separated: only records of these schemas (GET /api/v0/config lists each chain's).",
+    "0xba4171c92572b1e4f241d044c32cdf083be9fd946b8766977558ca6378c824e2",
   ),
-  protocolVersion: v.optional(
-    doc(
-      protocolVersionListParam,
-      "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
-      "0.2,1.0",
-    ),
+  protocolVersion: filterParam(
+    "protocolVersion",
+    "Location Protocol version(s) as major.minor, comma-separated (property protocol_version).",
+    "0.2,1.0",
   ),
-  locationType: v.optional(
-    doc(
-      locationTypeListParam,
-      "Location type(s) of the protocol's vocabulary, comma-separated, matched against the normalised type (property location_type_normalized), so one name finds every spelling writers used.",
-      "geojson-point",
-    ),
+  locationType: filterParam(
+    "locationType",
+    "Location type(s) of the protocol's vocabulary, comma-separated, matched against the normalised type (property location_type_normalized), so one name finds every spelling writers used.",
+    "geojson-point",
   ),
-  prover: v.optional(doc(addressParam("prover"), "Attester address, 0x + 40 hex digits, any case.")),
-  subject: v.optional(doc(addressParam("subject"), "Recipient address, 0x + 40 hex digits, any case.")),
+  prover: filterParam("prover", "Attester address, 0x + 40 hex digits, any case."),
+  subject: filterParam("subject", "Recipient address, 0x + 40 hex digits, any case."),
   fromTimestamp: v.optional(
     doc(
       timestampParam("fromTimestamp", "start"),
@@ -115,16 +88,12 @@ export const LIST_PARAMS = {
       "2025-12-31",
     ),
   ),
-  datetime: v.optional(
-    doc(
-      datetimeParam,
-      "As in OGC API: an instant, start/end, ../end or start/.. on event_timestamp; ends inclusive.",
-      "2025-01-01T00:00:00Z/..",
-    ),
+  datetime: filterParam(
+    "datetime",
+    "As in OGC API: an instant, start/end, ../end or start/.. on event_timestamp; ends inclusive.",
+    "2025-01-01T00:00:00Z/..",
   ),
-  f: v.optional(
-    doc(formatParam, "json, or html (the same page as a table); without it, the Accept header decides."),
-  ),
+  f: filterParam("f", "json, or html (the same page as a table); without it, the Accept header decides."),
 };
 
 export type ListQuery = v.InferOutput<v.ObjectSchema<typeof LIST_PARAMS, undefined>>;

@@ -27,6 +27,9 @@ const nullable = (type: string, extra: Json = {}): Json => ({ type: [type, "null
 const time = (description?: string): Json =>
   nullable("string", { format: "date-time", ...(description ? { description } : {}) });
 const url = { type: "string", format: "uri" };
+/** Properties `names`, each a string. */
+export const strings = (...names: string[]): Record<string, Json> =>
+  Object.fromEntries(names.map((name) => [name, { type: "string" }]));
 
 /** The codes of the one error type (lib/http/errors.ts); the list below must name each of them. */
 const ERROR_CODES: Record<ErrorCode, true> = {
@@ -174,13 +177,9 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
     chains: {
       type: "array",
       items: closed({
-        name: { type: "string" },
-        display_name: { type: "string" },
+        ...strings("name", "display_name"),
         chain_id: { type: "integer" },
-        eas_address: { type: "string" },
-        schema_registry_address: { type: "string" },
-        schema_uid: { type: "string" },
-        schema: { type: "string" },
+        ...strings("eas_address", "schema_registry_address", "schema_uid", "schema"),
         start_block: { type: "integer" },
         confirmations: { type: "integer" },
         enabled: { type: "boolean", description: "This deployment syncs the chain (CHAINS)" },
@@ -257,9 +256,7 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
     last_failure_at: time(),
   }),
   Root: closed({
-    name: { type: "string" },
-    version: { type: "string" },
-    description: { type: "string" },
+    ...strings("name", "version", "description"),
     links: {
       type: "object",
       description: "Absolute URLs of every endpoint group",

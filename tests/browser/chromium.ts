@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { serve } from "../../lib/local/http-server.js";
 import { createRouter } from "../../lib/local/router.js";
 import { insertProofs, type sampleProofs } from "../../lib/local/sample-proofs.js";
@@ -27,7 +28,14 @@ const ARGS = [
 export const launchChromium = (): Promise<Browser> =>
   chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 
-export type Site = { app: TestApp; base: string; browser: Browser; close(): Promise<void> };
+export type Site = {
+  app: TestApp;
+  base: string;
+  browser: Browser;
+  /** Opens `path` of the site (see open). */
+  open(path: string, viewport?: Viewport, expectStatus?: number): Promise<Opened>;
+  close(): Promise<void>;
+};
 
 /** The local server over a fresh database holding `rows` (with the configuration `env`), and Chromium. */
 export async function startSite(
@@ -42,11 +50,46 @@ export async function startSite(
     app,
     base: url,
     browser,
+    open: (path, viewport, expectStatus) => open(browser, `${url}${path}`, viewport, expectStatus),
     async close() {
       await browser.close();
       await new Promise((resolve) => server.close(resolve));
       await app.close();
     },
+  };
+}
+
+/**
+ * The suite's site: `startSite(rows, env)` before its tests (then `prepare` on it, for more data), closed after them.
+ * Its fields are read inside the tests, once it has started.
+ */
+export function siteForSuite(
+  rows: ReturnType<typeof sampleProofs>,
+  env: Record<string, string> = {},
+  prepare?: (site: Site) => Promise<unknown>,
+): Site {
+  let started: Site | undefined;
+  beforeAll(async () => {
+    started = await startSite(rows, env);
+    await prepare?.(started);
+  });
+  afterAll(() => started?.close());
+  const current = (): Site => {
+    if (!started) throw new Error("the site starts in beforeAll");
+    return started;
+  };
+  return {
+    get app() {
+      return current().app;
+    },
+    get base() {
+      return current().base;
+    },
+    get browser() {
+      return current().browser;
+    },
+    open: (path, viewport, expectStatus) => current().open(path, viewport, expectStatus),
+    close: () => current().close(),
   };
 }
 

@@ -1,22 +1,12 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
-import { DESKTOP, horizontalOverflow, open, PHONE, type Site, screenshot, startSite } from "./chromium.js";
+import { DESKTOP, horizontalOverflow, PHONE, screenshot, siteForSuite } from "./chromium.js";
 
 /**
  * /docs in headless Chromium: Swagger UI (from our own origin, under the pages' CSP) renders the native API's
  * OpenAPI document with every endpoint it declares, and "Try it out" really calls the local server.
  */
-let site: Site;
-let base: string;
-let browser: Browser;
-const rows = sampleProofs({ count: 30, seed: 11 });
-
-beforeAll(async () => {
-  site = await startSite(rows);
-  ({ base, browser } = site);
-});
-afterAll(() => site?.close());
+const site = siteForSuite(sampleProofs({ count: 30, seed: 11 }));
 
 /** The operations Swagger UI lists, as "GET /path". */
 async function listedOperations(page: import("playwright-core").Page): Promise<string[]> {
@@ -32,10 +22,10 @@ async function listedOperations(page: import("playwright-core").Page): Promise<s
 
 describe("/docs", () => {
   it("renders every endpoint of the document with no console error or CSP violation", async () => {
-    const doc = (await (await fetch(`${base}/api/v0/openapi.json`)).json()) as {
+    const doc = (await (await fetch(`${site.base}/api/v0/openapi.json`)).json()) as {
       paths: Record<string, unknown>;
     };
-    const { page, problems, status } = await open(browser, `${base}/docs`, DESKTOP);
+    const { page, problems, status } = await site.open(`/docs`, DESKTOP);
     expect(status).toBe(200);
     const listed = await listedOperations(page);
     expect(listed.sort()).toEqual(
@@ -56,11 +46,7 @@ describe("/docs", () => {
   });
 
   it('"Try it out" on the list calls the local server and shows its answer', async () => {
-    const { page, problems } = await open(
-      browser,
-      `${base}/docs#/location%20proofs/listLocationProofs`,
-      DESKTOP,
-    );
+    const { page, problems } = await site.open(`/docs#/location%20proofs/listLocationProofs`, DESKTOP);
     const op = page.locator("#operations-location_proofs-listLocationProofs");
     await op.waitFor({ timeout: 20_000 });
     // The deep link opens the operation once Swagger UI has rendered it. Clicking its summary toggles it: clicked
@@ -74,7 +60,7 @@ describe("/docs", () => {
     if (!opened) await op.locator(".opblock-summary").click();
     await tryOut.click();
     await op.locator('tr[data-param-name="limit"] input').fill("2");
-    const answered = page.waitForResponse((r) => r.url().startsWith(`${base}/api/v0/location-proofs?`));
+    const answered = page.waitForResponse((r) => r.url().startsWith(`${site.base}/api/v0/location-proofs?`));
     await op.locator(".execute").click();
     const response = await answered;
     expect(response.status()).toBe(200);
@@ -92,7 +78,7 @@ describe("/docs", () => {
   });
 
   it("fits a phone without sideways scrolling", async () => {
-    const { page, problems } = await open(browser, `${base}/docs`, PHONE);
+    const { page, problems } = await site.open(`/docs`, PHONE);
     await listedOperations(page);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, "docs-phone");

@@ -1,27 +1,17 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
-import { DESKTOP, open, type Site, screenshot, startSite } from "./chromium.js";
+import { DESKTOP, screenshot, siteForSuite } from "./chromium.js";
 
 /**
  * /graphql in headless Chromium: GraphiQL (its files from our own origin, under the pages' CSP) loads the schema by
  * introspection, runs its example query against the local server and shows the answer, with no console error or
  * CSP violation.
  */
-let site: Site;
-let base: string;
-let browser: Browser;
-const rows = sampleProofs({ count: 30, seed: 11 });
-
-beforeAll(async () => {
-  site = await startSite(rows);
-  ({ base, browser } = site);
-});
-afterAll(() => site?.close());
+const site = siteForSuite(sampleProofs({ count: 30, seed: 11 }));
 
 describe("/graphql in a browser", () => {
   it("is GraphiQL: it runs the example query and shows the page of proofs", async () => {
-    const { page, problems, status } = await open(browser, `${base}/graphql`, DESKTOP);
+    const { page, problems, status } = await site.open(`/graphql`, DESKTOP);
     expect(status).toBe(200);
     await page.waitForSelector(".graphiql-container", { timeout: 20_000 });
     const answered = page.waitForResponse(

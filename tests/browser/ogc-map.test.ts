@@ -1,19 +1,9 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs, SYNTHETIC_CITIES } from "../../lib/local/synthetic-proofs.js";
 import { MAX_POINTS } from "../../lib/tiles/tile-rules.js";
-import {
-  DESKTOP,
-  horizontalOverflow,
-  mapReady,
-  open as openPage,
-  PHONE,
-  type Site,
-  screenshot,
-  startSite,
-  type Viewport,
-} from "./chromium.js";
+import { horizontalOverflow, mapReady, PHONE, screenshot, siteForSuite, type Viewport } from "./chromium.js";
 
 /**
  * The maps in a real headless Chromium, everything from our own origin under the restrictive CSP, with no console
@@ -21,29 +11,22 @@ import {
  * world's zoom and each proof as a point zoomed in, opens a proof from a click, zooms into a cluster, and filters the
  * map and the list together by chain and time; the single proof's page keeps its Leaflet map with one marker.
  */
-let site: Site;
-let base: string;
-let browser: Browser;
 const rows = sampleProofs({ count: 120, seed: 9 });
 const ITEMS = "/api/ogc/collections/location-proofs/items";
 const [, tokyoLon, tokyoLat] = SYNTHETIC_CITIES[0]!;
-
-beforeAll(async () => {
-  site = await startSite(rows);
-  ({ base, browser } = site);
-  // Crowds around 30 cities: many more than a tile carries as points at the world's zoom.
-  await loadSyntheticProofs(site.app.db, { count: 3000, days: 400 });
-});
-afterAll(() => site?.close());
+// Crowds around 30 cities: many more than a tile carries as points at the world's zoom.
+const site = siteForSuite(rows, {}, (started) =>
+  loadSyntheticProofs(started.app.db, { count: 3000, days: 400 }),
+);
 
 type Drawn = { points: number; clusters: number; proofs: number };
 
 /** Opens the map page (a #map=zoom/lat/lon view when given) and waits until the map is idle with its outlines. */
 async function openMap(
   path: string,
-  viewport: Viewport = DESKTOP,
+  viewport?: Viewport,
 ): Promise<{ page: Page; problems: string[]; drawn: () => Promise<Drawn> }> {
-  const opened = await openPage(browser, `${base}${path}`, viewport);
+  const opened = await site.open(path, viewport);
   await mapReady(opened.page);
   await opened.page.waitForSelector("#map[data-ready]", { timeout: 20_000 });
   const drawn = async () => {
@@ -55,7 +38,7 @@ async function openMap(
 
 async function countWithCoordinates(query = ""): Promise<number> {
   const res = await fetch(
-    `${base}${ITEMS}?limit=1&filter=${encodeURIComponent("longitude IS NOT NULL")}${query ? `&${query}` : ""}`,
+    `${site.base}${ITEMS}?limit=1&filter=${encodeURIComponent("longitude IS NOT NULL")}${query ? `&${query}` : ""}`,
   );
   return ((await res.json()) as { numberMatched: number }).numberMatched;
 }
@@ -163,7 +146,7 @@ describe("the map of every proof", () => {
 describe("the single proof's map", () => {
   it("draws the proof's marker and opens its popup", async () => {
     const point = rows.find((r) => r.geometry?.type === "Point")!;
-    const { page, problems } = await openPage(browser, `${base}${ITEMS}/${point.uid}`);
+    const { page, problems } = await site.open(`${ITEMS}/${point.uid}`);
     await mapReady(page);
     expect(await page.locator(".leaflet-overlay-pane path.feature-marker").count()).toBe(1);
     await page.locator(".leaflet-overlay-pane path.feature-marker").first().click({ force: true });

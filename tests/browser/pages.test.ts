@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "../../lib/config.js";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
@@ -8,11 +8,9 @@ import {
   DESKTOP,
   horizontalOverflow,
   mapReady,
-  open,
   PHONE,
-  type Site,
   screenshot,
-  startSite,
+  siteForSuite,
   type Viewport,
 } from "./chromium.js";
 
@@ -23,21 +21,13 @@ import {
  * error or CSP violation, no sideways scroll on a phone, the basemap's country outlines drawn under the features,
  * a popup that fits in the map and links to the proof, readable tables, and the way from / to the map.
  */
-let site: Site;
-let base: string;
-let browser: Browser;
 const rows = sampleProofs({ count: 120, seed: 9 });
 const point = rows.find((r) => r.geometry?.type === "Point" && r.memo)!;
 const items = "/api/ogc/collections/location-proofs/items";
-
-beforeAll(async () => {
-  site = await startSite(rows, {
-    DATA_LICENSE: "CC BY 4.0 https://creativecommons.org/licenses/by/4.0/",
-    SERVICE_CONTACT_URL: "mailto:operator@example.org",
-  });
-  ({ base, browser } = site);
+const site = siteForSuite(rows, {
+  DATA_LICENSE: "CC BY 4.0 https://creativecommons.org/licenses/by/4.0/",
+  SERVICE_CONTACT_URL: "mailto:operator@example.org",
 });
-afterAll(() => site?.close());
 
 type PageCase = { name: string; path: string; map: boolean; status?: number };
 const PAGES: PageCase[] = [
@@ -76,7 +66,7 @@ async function basemapUnderFeatures(page: Page) {
 
 describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
   it.each(PAGES)("$name: renders cleanly, screenshot taken", async (c) => {
-    const { page, problems, status } = await open(browser, `${base}${c.path}`, viewport, c.status ?? 200);
+    const { page, problems, status } = await site.open(`${c.path}`, viewport, c.status ?? 200);
     expect(status).toBe(c.status ?? 200);
     if (c.map) {
       await mapReady(page);
@@ -103,9 +93,8 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
   });
 
   it("items: the popup fits inside the map and links to the proof's page", async () => {
-    const { page, problems } = await open(
-      browser,
-      `${base}${items}?filter=${encodeURIComponent(`uid = '${point.uid}'`)}`,
+    const { page, problems } = await site.open(
+      `${items}?filter=${encodeURIComponent(`uid = '${point.uid}'`)}`,
       viewport,
     );
     await mapReady(page);
@@ -137,7 +126,7 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
   });
 
   it("items: tables are readable: chosen columns, short uids, no word broken letter by letter", async () => {
-    const { page, problems } = await open(browser, `${base}${items}?limit=50`, viewport);
+    const { page, problems } = await site.open(`${items}?limit=50`, viewport);
     await mapReady(page);
     if (viewport === DESKTOP) {
       expect(await page.locator("table.proofs thead th").allTextContents()).toEqual([
@@ -176,7 +165,7 @@ describe.each([DESKTOP, PHONE])("at $width×$height", (viewport: Viewport) => {
 
 describe("navigation", () => {
   it("a newcomer reaches the map of proofs over country outlines from / in one click", async () => {
-    const { page, problems } = await open(browser, `${base}/`, DESKTOP);
+    const { page, problems } = await site.open(`/`, DESKTOP);
     expect(await page.locator(".stat b").first().textContent()).toBe(String(rows.length));
     await page.getByRole("link", { name: "Open the map of proofs" }).click();
     await mapReady(page);
@@ -187,7 +176,7 @@ describe("navigation", () => {
   });
 
   it("pages say where the reader is (11–20 of 120) and the page-size selector changes the page", async () => {
-    const { page, problems } = await open(browser, `${base}${items}?limit=10&offset=10`, DESKTOP);
+    const { page, problems } = await site.open(`${items}?limit=10&offset=10`, DESKTOP);
     await mapReady(page);
     expect(await page.locator(".pager .count").textContent()).toBe("11–20 of 120 proofs");
     await page.locator(".pager select[name=limit]").selectOption("50");
@@ -212,7 +201,7 @@ describe("navigation", () => {
   });
 
   it("the collections list links each title to its collection page, which maps the extent", async () => {
-    const { page, problems } = await open(browser, `${base}/api/ogc/collections`, DESKTOP);
+    const { page, problems } = await site.open(`/api/ogc/collections`, DESKTOP);
     await page.getByRole("link", { name: "Location proof shapes", exact: true }).click();
     await page.waitForURL(/location-proof-shapes/);
     await mapReady(page);
@@ -223,17 +212,12 @@ describe("navigation", () => {
   });
 
   it("an error asked for by a browser is a page with the message and a way home", async () => {
-    const { page, problems } = await open(
-      browser,
-      `${base}/api/v0/location-proofs?bbox=10,10,0,0`,
-      DESKTOP,
-      400,
-    );
+    const { page, problems } = await site.open(`/api/v0/location-proofs?bbox=10,10,0,0`, DESKTOP, 400);
     expect(await page.locator(".error-page .message").textContent()).toBe(
       "bbox minLat (10) must not be greater than maxLat (0)",
     );
     await page.getByRole("link", { name: "Go to the home page" }).click();
-    await page.waitForURL(`${base}/`);
+    await page.waitForURL(`${site.base}/`);
     expect(await page.locator("h1").textContent()).toBe("Location Proof Query Service");
     expect(problems).toEqual([]);
     await page.close();
@@ -273,7 +257,7 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
 
   it("draws the tiles from that one origin, with their attribution, and keeps the outlines beneath", async () => {
     setConfig(loadConfig(env(tileOrigin)));
-    const { page, problems } = await open(browser, `${base}${items}?limit=100`, DESKTOP);
+    const { page, problems } = await site.open(`${items}?limit=100`, DESKTOP);
     await mapReady(page);
     // The map of every proof (MapLibre GL JS) fetches the raster tiles and draws them above the outlines.
     await page.waitForSelector("#map[data-ready]");
@@ -291,7 +275,7 @@ describe("with a raster tile layer (BASEMAP_TILE_URL)", () => {
 
   it("offline (the tile server unreachable), the country outlines still draw", async () => {
     setConfig(loadConfig(env("http://127.0.0.1:9")));
-    const { page } = await open(browser, `${base}${items}?limit=100`, DESKTOP);
+    const { page } = await site.open(`${items}?limit=100`, DESKTOP);
     await mapReady(page);
     expect(Number(await page.locator("#map").getAttribute("data-countries"))).toBeGreaterThan(100);
     await screenshot(page, "items-tiles-offline-desktop");

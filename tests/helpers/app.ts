@@ -16,6 +16,8 @@ export type TestApp = {
   /** A request through the real routing (the api/ tree and vercel.json), no network. */
   request(path: string, init?: RequestInit): Promise<Response>;
   get(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  /** The CORS preflight a browser on another origin sends before `method` on `path`. */
+  preflight(path: string, method: string): Promise<Response>;
   close(): Promise<void>;
 };
 
@@ -45,6 +47,11 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
       }
       return { status: res.status, headers: res.headers, body };
     },
+    preflight: (path, method) =>
+      request(path, {
+        method: "OPTIONS",
+        headers: { origin: "https://example.org", "access-control-request-method": method },
+      }),
     async close() {
       setDatabase(undefined);
       setConfig(undefined);

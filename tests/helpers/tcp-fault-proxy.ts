@@ -1,4 +1,5 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { faultSwitch } from "./faults.js";
 
 /**
  * A loopback TCP proxy in front of a real server (the CI PostgreSQL) that can fail the ways a database does:
@@ -23,7 +24,6 @@ export type TcpFaultProxy = {
 type Pair = { client: Socket; upstream?: Socket };
 
 export async function startTcpFaultProxy(target: { host: string; port: number }): Promise<TcpFaultProxy> {
-  let mode: "flowing" | "stalled" | "refused" = "flowing";
   const pairs = new Set<Pair>();
 
   const connectUpstream = (pair: Pair) => {
@@ -45,7 +45,7 @@ export async function startTcpFaultProxy(target: { host: string; port: number })
       pairs.delete(pair);
     });
     client.pause();
-    if (mode === "flowing") connectUpstream(pair);
+    if (faults.mode() === "flowing") connectUpstream(pair);
   };
 
   let server: Server = createServer(onConnection);
@@ -58,7 +58,30 @@ export async function startTcpFaultProxy(target: { host: string; port: number })
       server.once("error", reject);
       server.listen(port, "127.0.0.1", resolve);
     });
-  const stopListening = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const faults = faultSwitch({
+    stall() {
+      for (const { client, upstream } of pairs) {
+        client.pause();
+        upstream?.pause();
+      }
+    },
+    async closePort() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const { client, upstream } of pairs) {
+        client.resetAndDestroy();
+        upstream?.destroy();
+      }
+      await closed;
+    },
+    reopenPort: listen,
+    release() {
+      for (const pair of pairs) {
+        if (!pair.upstream) connectUpstream(pair);
+        pair.client.resume();
+        pair.upstream!.resume();
+      }
+    },
+  });
 
   return {
     port,
@@ -68,38 +91,18 @@ export async function startTcpFaultProxy(target: { host: string; port: number })
       u.port = String(port);
       return u.toString();
     },
-    stall() {
-      mode = "stalled";
-      for (const { client, upstream } of pairs) {
-        client.pause();
-        upstream?.pause();
-      }
-    },
-    async refuse() {
-      mode = "refused";
-      const closed = stopListening();
-      for (const { client, upstream } of pairs) {
-        client.resetAndDestroy();
-        upstream?.destroy();
-      }
-      await closed;
-    },
-    async resume() {
-      if (mode === "refused") await listen();
-      mode = "flowing";
-      for (const pair of pairs) {
-        if (!pair.upstream) connectUpstream(pair);
-        pair.client.resume();
-        pair.upstream!.resume();
-      }
-    },
+    stall: faults.stall,
+    refuse: faults.refuse,
+    resume: faults.resume,
     open: () => pairs.size,
     async close() {
       for (const { client, upstream } of pairs) {
         client.destroy();
         upstream?.destroy();
       }
-      if (mode !== "refused") await stopListening();
+      // Closed already: nothing left for closing the port to cut.
+      pairs.clear();
+      await faults.closeUnlessRefused();
     },
   };
 }

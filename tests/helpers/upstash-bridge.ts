@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { createClient, RESP_TYPES } from "@redis/client";
+import { faultSwitch } from "./faults.js";
 
 /**
  * Upstash's REST protocol in front of a plain Redis (the CI Redis), so the rate limiter's production backend —
@@ -50,7 +51,6 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
   const commands = new Map<string, number>();
   const paths = new Map<string, number>();
 
-  let mode: "flowing" | "stalled" | "refused" = "flowing";
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
 
@@ -148,7 +148,7 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
     });
     req.on("end", () => {
       const go = () => void handle(req, Buffer.concat(chunks).toString("utf8"), res);
-      if (mode === "stalled") held.push(go);
+      if (faults.mode() === "stalled") held.push(go);
       else go();
     });
   };
@@ -171,6 +171,13 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
   };
   const port = await listen(0);
   const url = `http://127.0.0.1:${port}`;
+  const faults = faultSwitch({
+    closePort: stopListening,
+    reopenPort: () => listen(port).then(() => {}),
+    release: () => {
+      for (const go of held.splice(0)) go();
+    },
+  });
 
   return {
     url,
@@ -178,21 +185,12 @@ export async function startUpstashBridge(redisUrl: string): Promise<UpstashBridg
     env: { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token },
     commands,
     paths,
-    stall() {
-      mode = "stalled";
-    },
-    async refuse() {
-      mode = "refused";
-      await stopListening();
-    },
-    async resume() {
-      if (mode === "refused") await listen(port);
-      mode = "flowing";
-      for (const go of held.splice(0)) go();
-    },
+    stall: faults.stall,
+    refuse: faults.refuse,
+    resume: faults.resume,
     async close() {
       held.length = 0;
-      if (mode !== "refused") await stopListening();
+      await faults.closeUnlessRefused();
       client.destroy();
     },
   };

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { neonConfig } from "@neondatabase/serverless";
 import WebSocket, { WebSocketServer } from "ws";
+import { faultSwitch } from "./faults.js";
 
 /**
  * Neon's endpoint in front of a plain PostgreSQL (the CI server, or a fault proxy before it), so that
@@ -57,12 +58,11 @@ export async function startWsBridge(target: { host: string; port: number }): Pro
   trusted.push(cert);
   neonConfig.webSocketConstructor = TrustingWebSocket as unknown as typeof globalThis.WebSocket;
 
-  let mode: "flowing" | "stalled" | "refused" = "flowing";
   const sessions = new Set<Session>();
   let current = server;
 
   const onConnection = (ws: WebSocket) => {
-    const session = new Session(ws, target, password, () => mode === "stalled");
+    const session = new Session(ws, target, password, () => faults.mode() === "stalled");
     sessions.add(session);
     ws.on("close", () => {
       session.end();
@@ -82,6 +82,20 @@ export async function startWsBridge(target: { host: string; port: number }): Pro
     current.closeAllConnections?.();
     return closed;
   };
+  const faults = faultSwitch({
+    closePort: stopListening,
+    async reopenPort() {
+      current = createServer({ key: readFileSync(join(dir, "key.pem")), cert });
+      attach(current);
+      await new Promise<void>((resolve, reject) => {
+        current.once("error", reject);
+        current.listen(443, host, resolve);
+      });
+    },
+    release: () => {
+      for (const session of sessions) session.flush();
+    },
+  });
 
   return {
     host,
@@ -93,27 +107,11 @@ export async function startWsBridge(target: { host: string; port: number }): Pro
       return u.toString();
     },
     env: { NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") },
-    stall() {
-      mode = "stalled";
-    },
-    async refuse() {
-      mode = "refused";
-      await stopListening();
-    },
-    async resume() {
-      if (mode === "refused") {
-        current = createServer({ key: readFileSync(join(dir, "key.pem")), cert });
-        attach(current);
-        await new Promise<void>((resolve, reject) => {
-          current.once("error", reject);
-          current.listen(443, host, resolve);
-        });
-      }
-      mode = "flowing";
-      for (const session of sessions) session.flush();
-    },
+    stall: faults.stall,
+    refuse: faults.refuse,
+    resume: faults.resume,
     async close() {
-      if (mode !== "refused") await stopListening();
+      await faults.closeUnlessRefused();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -81,10 +81,7 @@ describe("CORS", () => {
   });
 
   it("preflight of a public route allows only reading methods", async () => {
-    const res = await app.request("/api/v0/location-proofs", {
-      method: "OPTIONS",
-      headers: { origin: "https://example.org", "access-control-request-method": "GET" },
-    });
+    const res = await app.preflight("/api/v0/location-proofs", "GET");
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     const methods = (res.headers.get("access-control-allow-methods") ?? "").split(/,\s*/);

@@ -133,22 +133,17 @@ const CASES: Case[] = [
     via: ([first, ...rest]) => ({ parts: [wire([first!.replace(/HTTP\/1\.1$/, "HTTX/1.1"), ...rest])] }),
     curl: [],
   },
-  {
-    name: "405 for a method no route serves (PROPFIND)",
+  ...[
+    { method: "PROPFIND", why: "no route serves" },
+    { method: "FOO", why: "the parser does not know" },
+  ].map(({ method, why }) => ({
+    name: `405 for a method ${why} (${method})`,
     status: 405,
     code: "MethodNotAllowed",
     path: "/api/v0/location-proofs",
-    init: { method: "PROPFIND" },
-    curl: ["-X", "PROPFIND"],
-  },
-  {
-    name: "405 for a method the parser does not know (FOO)",
-    status: 405,
-    code: "MethodNotAllowed",
-    path: "/api/v0/location-proofs",
-    init: { method: "FOO" },
-    curl: ["-X", "FOO"],
-  },
+    init: { method },
+    curl: ["-X", method],
+  })),
   {
     name: "405 for TRACE",
     status: 405,

@@ -98,10 +98,7 @@ describe("the aliases answer as their twins", () => {
     const etag = (await app.request(`${RECORDS}/config`)).headers.get("etag")!;
     const again = await app.request(`${RECORDS}/config`, { headers: { "if-none-match": etag } });
     expect(again.status).toBe(304);
-    const preflight = await app.request(RECORDS, {
-      method: "OPTIONS",
-      headers: { origin: "https://example.org", "access-control-request-method": "GET" },
-    });
+    const preflight = await app.preflight(RECORDS, "GET");
     expect(preflight.status).toBe(204);
   });
 });

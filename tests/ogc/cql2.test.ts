@@ -310,36 +310,15 @@ describe("CQL2 text: errors and hostile input are 400s, never SQL", () => {
 
 describe("CQL2 text: grammar", () => {
   it("gives NOT precedence over AND, and AND over OR", () => {
+    const equals = (name: string, value: number) => ({
+      kind: "compare",
+      op: "=",
+      left: { kind: "property", name },
+      right: { kind: "number", value },
+    });
     expect(parseCql2("a = 1 OR b = 2 AND NOT c = 3")).toEqual({
       kind: "or",
-      args: [
-        {
-          kind: "compare",
-          op: "=",
-          left: { kind: "property", name: "a" },
-          right: { kind: "number", value: 1 },
-        },
-        {
-          kind: "and",
-          args: [
-            {
-              kind: "compare",
-              op: "=",
-              left: { kind: "property", name: "b" },
-              right: { kind: "number", value: 2 },
-            },
-            {
-              kind: "not",
-              arg: {
-                kind: "compare",
-                op: "=",
-                left: { kind: "property", name: "c" },
-                right: { kind: "number", value: 3 },
-              },
-            },
-          ],
-        },
-      ],
+      args: [equals("a", 1), { kind: "and", args: [equals("b", 2), { kind: "not", arg: equals("c", 3) }] }],
     });
   });
 

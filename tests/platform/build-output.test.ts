@@ -27,6 +27,43 @@ const walk = (dir: string, top = dir): string[] =>
     return statSync(full).isDirectory() ? walk(full, top) : [relative(top, full).split(sep).join("/")];
   });
 
+/**
+ * The files the assets functions ship besides their bundles: Leaflet, MapLibre GL JS, topojson-client and Natural
+ * Earth's outlines (world-atlas) for the pages, Swagger UI for /docs, GraphiQL for /graphql — each only the files it
+ * serves. Every other function ships its bundle alone.
+ */
+const SHIPPED: Record<string, string[]> = {
+  "/api/docs/assets/[file]": [
+    "node_modules/swagger-ui-dist/package.json",
+    "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
+    "node_modules/swagger-ui-dist/swagger-ui.css",
+  ],
+  "/api/ogc/assets/[file]": [
+    "node_modules/leaflet/dist/leaflet.css",
+    "node_modules/leaflet/dist/leaflet.js",
+    "node_modules/leaflet/package.json",
+    "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs",
+    "node_modules/maplibre-gl/dist/maplibre-gl.css",
+    "node_modules/maplibre-gl/dist/maplibre-gl.mjs",
+    "node_modules/maplibre-gl/package.json",
+    "node_modules/topojson-client/dist/topojson-client.min.js",
+    "node_modules/topojson-client/package.json",
+    "node_modules/world-atlas/countries-110m.json",
+    "node_modules/world-atlas/countries-50m.json",
+    "node_modules/world-atlas/package.json",
+  ],
+  // GraphiQL's browser build and the React build it runs on, for /graphql.
+  "/api/graphql/assets/[file]": [
+    "node_modules/graphiql/graphiql.min.css",
+    "node_modules/graphiql/graphiql.min.js",
+    "node_modules/graphiql/package.json",
+    "node_modules/react-dom/package.json",
+    "node_modules/react-dom/umd/react-dom.production.min.js",
+    "node_modules/react/package.json",
+    "node_modules/react/umd/react.production.min.js",
+  ],
+};
+
 describe("static files", () => {
   it("are public/ and nothing else: no source, no package.json, nothing from lib, db, tests, scripts or .ci", () => {
     const shipped = walk(join(output.dir, "static")).sort();
@@ -55,42 +92,7 @@ describe("functions", () => {
       const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
       const files = walk(dir);
       const extra = files.filter((f) => f !== HANDLER && f !== ".vc-config.json");
-      // Only the assets functions ship files besides their bundles: Leaflet, MapLibre GL JS, topojson-client and
-      // Natural Earth's outlines (world-atlas) for the pages, Swagger UI for /docs, GraphiQL for /graphql — each only
-      // the files it serves.
-      if (route.path === "/api/docs/assets/[file]") {
-        expect(extra.sort()).toEqual([
-          "node_modules/swagger-ui-dist/package.json",
-          "node_modules/swagger-ui-dist/swagger-ui-bundle.js",
-          "node_modules/swagger-ui-dist/swagger-ui.css",
-        ]);
-      } else if (route.path === "/api/ogc/assets/[file]") {
-        expect(extra.sort()).toEqual([
-          "node_modules/leaflet/dist/leaflet.css",
-          "node_modules/leaflet/dist/leaflet.js",
-          "node_modules/leaflet/package.json",
-          "node_modules/maplibre-gl/dist/maplibre-gl-worker.mjs",
-          "node_modules/maplibre-gl/dist/maplibre-gl.css",
-          "node_modules/maplibre-gl/dist/maplibre-gl.mjs",
-          "node_modules/maplibre-gl/package.json",
-          "node_modules/topojson-client/dist/topojson-client.min.js",
-          "node_modules/topojson-client/package.json",
-          "node_modules/world-atlas/countries-110m.json",
-          "node_modules/world-atlas/countries-50m.json",
-          "node_modules/world-atlas/package.json",
-        ]);
-      } else if (route.path === "/api/graphql/assets/[file]") {
-        // GraphiQL's browser build and the React build it runs on, for /graphql.
-        expect(extra.sort()).toEqual([
-          "node_modules/graphiql/graphiql.min.css",
-          "node_modules/graphiql/graphiql.min.js",
-          "node_modules/graphiql/package.json",
-          "node_modules/react-dom/package.json",
-          "node_modules/react-dom/umd/react-dom.production.min.js",
-          "node_modules/react/package.json",
-          "node_modules/react/umd/react.production.min.js",
-        ]);
-      } else expect(extra, route.path).toEqual([]);
+      expect(extra.sort(), route.path).toEqual(SHIPPED[route.path] ?? []);
       const vc = JSON.parse(readFileSync(join(dir, ".vc-config.json"), "utf8"));
       expect(vc, route.path).toMatchObject({
         runtime: "nodejs24.x",

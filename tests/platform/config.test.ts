@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { driverFor } from "../../db/client.js";
 import { chainConfigs } from "../../lib/chains/registry.js";
 import { ConfigError, loadConfig, requireDatabaseUrl } from "../../lib/config.js";
+import { PUBLIC_CHAINS } from "../helpers/chains.js";
 
 describe("configuration", () => {
   it("has sensible defaults", () => {
@@ -100,14 +101,7 @@ describe("chains", () => {
     const vercel = chainConfigs(loadConfig({ VERCEL: "1", DATABASE_URL: "postgres://x/y" })).filter(
       (c) => c.enabled,
     );
-    expect(vercel.map((c) => c.name)).toEqual([
-      "arbitrum",
-      "base",
-      "celo",
-      "sepolia",
-      "optimism",
-      "base-sepolia",
-    ]);
+    expect(vercel.map((c) => c.name)).toEqual(PUBLIC_CHAINS);
   });
   it("rejects unknown chains and bad numbers", () => {
     expect(() => chainConfigs(loadConfig({ CHAINS: "mainnet" }))).toThrow(/unknown chain\(s\) mainnet/);

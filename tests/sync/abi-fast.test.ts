@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { encodeAbiParameters, type Hex, parseAbiParameters } from "viem";
 import { describe, expect, it } from "vitest";
 import { decodeAggregate3, decodeAttestation } from "../../lib/sync/abi-fast.js";
+import { onchainAttestation } from "../helpers/attestation.js";
 
 const ATTESTATION = parseAbiParameters(
   "(bytes32 uid, bytes32 schema, uint64 time, uint64 expirationTime, uint64 revocationTime, bytes32 refUID, address recipient, address attester, bool revocable, bytes data)",
@@ -50,20 +51,9 @@ describe("direct ABI decoders agree with viem", () => {
   });
 
   it("rejects truncated or absurd data instead of reading past it", () => {
-    const encoded = encodeAbiParameters(ATTESTATION, [
-      {
-        uid: `0x${"11".repeat(32)}`,
-        schema: `0x${"22".repeat(32)}`,
-        time: 1n,
-        expirationTime: 0n,
-        revocationTime: 0n,
-        refUID: `0x${"00".repeat(32)}`,
-        recipient: `0x${"33".repeat(20)}`,
-        attester: `0x${"44".repeat(20)}`,
-        revocable: true,
-        data: "0xdeadbeef",
-      },
-    ]);
+    // viem encodes only addresses in one case (or checksummed).
+    const addresses = { recipient: `0x${"33".repeat(20)}`, attester: `0x${"44".repeat(20)}` } as const;
+    const encoded = encodeAbiParameters(ATTESTATION, [onchainAttestation("0xdeadbeef", addresses)]);
     expect(() => decodeAttestation(encoded.slice(0, 200) as Hex)).toThrow();
     expect(() => decodeAggregate3(`0x${"f".repeat(128)}`)).toThrow();
     expect(() => decodeAggregate3("0x")).toThrow();

@@ -4,43 +4,29 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { DEVNET_SCHEMAS, encodeRecord, schemaUid } from "../../lib/devnet/schemas.js";
 import { attestationRow, type OnchainAttestation, V01_DECODING } from "../../lib/sync/decode-attestation.js";
 import { describeSchema } from "../../lib/sync/schemas.js";
+import { onchainAttestation } from "../helpers/attestation.js";
 
 const chain = { name: "devnet", chainId: 31337 };
 const at = { blockNumber: 7, blockHash: "0xAB" as Hex, txHash: "0xCD" as Hex, logIndex: 3 };
-const attestation = (data: Hex, extra: Partial<OnchainAttestation> = {}): OnchainAttestation => ({
-  uid: `0x${"A1".repeat(32)}`,
-  schema: `0x${"b2".repeat(32)}`,
-  time: 1_700_000_000n,
-  expirationTime: 0n,
-  revocationTime: 0n,
-  refUID: `0x${"00".repeat(32)}`,
-  recipient: `0x${"C3".repeat(20)}`,
-  attester: `0x${"D4".repeat(20)}`,
-  revocable: true,
-  data,
-  ...extra,
-});
+/** The row of a v0.1 record of `input`, `extra` the attestation's own fields. */
+const v01Row = (input: Parameters<typeof encodeLocationProof>[0], extra?: Partial<OnchainAttestation>) =>
+  attestationRow(chain, V01_DECODING, onchainAttestation(encodeLocationProof(input), extra), at);
 
 describe("attestation → row", () => {
   it("decodes the schema data and the location; addresses and hashes lowercase", () => {
-    const row = attestationRow(
-      chain,
-      V01_DECODING,
-      attestation(
-        encodeLocationProof({
-          eventTimestamp: 1_700_000_100n,
-          srs: "EPSG:4326",
-          locationType: "coordinate-decimal+lat-lon",
-          location: "52.52, 13.405",
-          recipeType: ["gps"],
-          recipePayload: ["0x01"],
-          mediaType: ["image/jpeg"],
-          mediaData: ["ipfs://x"],
-          memo: "Berlin",
-        }),
-        { expirationTime: 1_800_000_000n },
-      ),
-      at,
+    const row = v01Row(
+      {
+        eventTimestamp: 1_700_000_100n,
+        srs: "EPSG:4326",
+        locationType: "coordinate-decimal+lat-lon",
+        location: "52.52, 13.405",
+        recipeType: ["gps"],
+        recipePayload: ["0x01"],
+        mediaType: ["image/jpeg"],
+        mediaData: ["ipfs://x"],
+        memo: "Berlin",
+      },
+      { expirationTime: 1_800_000_000n },
     );
     expect(row).toMatchObject({
       uid: `0x${"a1".repeat(32)}`,
@@ -66,7 +52,7 @@ describe("attestation → row", () => {
 
   it("undecodable data is kept raw with decode_error; nothing else is guessed", () => {
     for (const data of ["0xdeadbeef", "0x", `0x${"ff".repeat(64)}`] as Hex[]) {
-      const row = attestationRow(chain, V01_DECODING, attestation(data), at);
+      const row = attestationRow(chain, V01_DECODING, onchainAttestation(data), at);
       expect(row.decodeError, data).toBeTruthy();
       expect(row.data).toBe(data);
       expect(row.location ?? null).toBeNull();
@@ -75,42 +61,20 @@ describe("attestation → row", () => {
   });
 
   it("NUL characters (valid on chain, not in PostgreSQL text) become U+FFFD", () => {
-    const row = attestationRow(
-      chain,
-      V01_DECODING,
-      attestation(encodeLocationProof({ locationType: "address", location: "a\u0000b", memo: "\u0000" })),
-      at,
-    );
+    const row = v01Row({ locationType: "address", location: "a\u0000b", memo: "\u0000" });
     expect(row.location).toBe("a\uFFFDb");
     expect(row.memo).toBe("\uFFFD");
   });
 
   it("eventTimestamp 0 or past year 9999 is null, with the exact raw value kept", () => {
-    const zero = attestationRow(
-      chain,
-      V01_DECODING,
-      attestation(encodeLocationProof({ locationType: "x", location: "y" })),
-      at,
-    );
+    const zero = v01Row({ locationType: "x", location: "y" });
     expect(zero).toMatchObject({ eventTimestamp: null, eventTimestampRaw: "0" });
     const huge = 2n ** 255n;
-    const row = attestationRow(
-      chain,
-      V01_DECODING,
-      attestation(encodeLocationProof({ eventTimestamp: huge, locationType: "x", location: "y" })),
-      at,
-    );
+    const row = v01Row({ eventTimestamp: huge, locationType: "x", location: "y" });
     expect(row).toMatchObject({ eventTimestamp: null, eventTimestampRaw: huge.toString() });
     // The last second PostgreSQL takes as ISO text is 9999-12-31T23:59:59Z; a second later is null, for every time.
     const edge = (seconds: bigint) =>
-      attestationRow(
-        chain,
-        V01_DECODING,
-        attestation(encodeLocationProof({ eventTimestamp: seconds, locationType: "x", location: "y" }), {
-          expirationTime: seconds,
-        }),
-        at,
-      );
+      v01Row({ eventTimestamp: seconds, locationType: "x", location: "y" }, { expirationTime: seconds });
     const last = new Date("9999-12-31T23:59:59Z");
     expect(edge(253_402_300_799n)).toMatchObject({ eventTimestamp: last, expirationTime: last });
     expect(edge(253_402_300_800n)).toMatchObject({
@@ -127,7 +91,7 @@ describe("decoding by name, against each attestation's own schema", () => {
     return { params: d.parsed!.params, protocolVersion: d.protocolVersion };
   };
   const rowOf = (schema: string, values: Record<string, unknown>) =>
-    attestationRow(chain, decoding(schema), attestation(encodeRecord(schema, values)), at);
+    attestationRow(chain, decoding(schema), onchainAttestation(encodeRecord(schema, values)), at);
 
   it("the spec appendix's order: fields by name, the version as attested, the schema's protocol version", () => {
     const row = rowOf(DEVNET_SCHEMAS.appendix, {
@@ -210,7 +174,7 @@ describe("decoding by name, against each attestation's own schema", () => {
     const row = attestationRow(
       chain,
       { params: describeSchema(schemaUid(schema), schema).parsed!.params, protocolVersion: null },
-      attestation(encodeRecord(schema, { location: "Café de Flore", comment: "good", rating: 5n })),
+      onchainAttestation(encodeRecord(schema, { location: "Café de Flore", comment: "good", rating: 5n })),
       at,
     );
     expect(row).toMatchObject({
@@ -223,12 +187,7 @@ describe("decoding by name, against each attestation's own schema", () => {
   });
 
   it("v0.1 records keep every field they had, and say their schema's protocol version", () => {
-    const row = attestationRow(
-      chain,
-      V01_DECODING,
-      attestation(encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5" })),
-      at,
-    );
+    const row = v01Row({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5" });
     expect(row).toMatchObject({
       protocolVersion: "0.1",
       lpVersion: null,

@@ -6,6 +6,9 @@ import { parseWkt } from "../../lib/location/wkt.js";
 const d = (locationType: string, location: string, srs: string | null = "EPSG:4326") =>
   decodeLocation({ locationType, location, srs });
 
+/** What a decoded location without usable coordinates holds. */
+const NO_LOCATION = { longitude: null, latitude: null, geometry: null, bbox: null };
+
 describe("coordinate pairs", () => {
   it("DecimalDegrees<string> is longitude first, in every written form", () => {
     for (const s of [
@@ -85,12 +88,7 @@ describe("coordinate pairs", () => {
       "1e999, 0",
       "{}",
     ]) {
-      expect(d("DecimalDegrees<string>", s), s).toMatchObject({
-        longitude: null,
-        latitude: null,
-        geometry: null,
-        bbox: null,
-      });
+      expect(d("DecimalDegrees<string>", s), s).toMatchObject(NO_LOCATION);
     }
   });
 });
@@ -414,12 +412,7 @@ describe("h3", () => {
     expect(d("H3", " 8928308280FFFFF ")).toEqual(plain);
     expect(d("h3", "0x8928308280fffff")).toEqual(plain);
     for (const bad of ["8928308280ffff", "8928308280fffffg", "ffffffffffffffff", "0", "9q8yyk8yt", "-1"]) {
-      expect(d("h3", bad), bad).toMatchObject({
-        geometry: null,
-        longitude: null,
-        latitude: null,
-        bbox: null,
-      });
+      expect(d("h3", bad), bad).toMatchObject(NO_LOCATION);
     }
   });
 

@@ -8,7 +8,7 @@ import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
+import { type RpcProxy, type RpcProxyOptions, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { createChainSync } from "../../lib/sync/chain-sync.js";
 import { syncOptions } from "../../lib/sync/options.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
@@ -45,7 +45,32 @@ const counts = async () =>
       sql`select count(*)::int as n, count(distinct uid)::int as distinct_uids from location_proofs`,
     )
   )[0]!;
+
+/** Every attestation on the devnet is indexed, each once. */
+const expectAllIndexed = async () => expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
 const reset = () => app.db.execute(sql`truncate location_proofs, sync_state, sync_blocks, sync_runs`);
+
+type RpcCall = Parameters<NonNullable<RpcProxyOptions["intercept"]>>[0];
+
+/** A fault for the proxy: calls of `method` for which `when` holds are answered with the JSON-RPC `error`. */
+const answer =
+  (method: string, error: { code: number; message: string }, when: (call: RpcCall) => boolean = () => true) =>
+  (call: RpcCall) =>
+    call.method === method && when(call) ? error : undefined;
+
+/** From empty tables, runs `use` with an RPC proxy (`options`) in front of the devnet, closed after. */
+async function throughProxy(
+  options: Omit<RpcProxyOptions, "target">,
+  use: (proxy: RpcProxy) => Promise<void>,
+): Promise<void> {
+  await reset();
+  const proxy = await startRpcProxy({ target: devnet.rpcUrl, ...options });
+  try {
+    await use(proxy);
+  } finally {
+    await proxy.close();
+  }
+}
 
 beforeAll(async () => {
   devnet = await startTestDevnet();
@@ -94,19 +119,14 @@ describe("restart mid-range", () => {
     const second = await engine(devnet.rpcUrl, {}, { commitSize: 10 }).run("manual");
     expect(second).toMatchObject({ status: "ok", attestations: TOTAL - 20 });
     expect(second.fromBlock).toBe(Number(state!.cursor_block) + 1);
-    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    await expectAllIndexed();
   });
 
   it("a failing provider mid-range leaves the cursor at the last commit; the next run completes", async () => {
-    await reset();
     let calls = 0;
-    const proxy = await startRpcProxy({
-      target: devnet.rpcUrl,
-      // The third Multicall3 read fails like an overloaded provider.
-      intercept: (c) =>
-        c.method === "eth_call" && ++calls === 3 ? { code: -32603, message: "upstream timeout" } : undefined,
-    });
-    try {
+    // The third Multicall3 read fails like an overloaded provider.
+    const intercept = answer("eth_call", { code: -32603, message: "upstream timeout" }, () => ++calls === 3);
+    await throughProxy({ intercept }, async (proxy) => {
       const first = await engine(
         proxy.url,
         {},
@@ -117,10 +137,8 @@ describe("restart mid-range", () => {
       proxy.options.intercept = undefined;
       const second = await engine(proxy.url, {}, { commitSize: 10 }).run("manual");
       expect(second.status).toBe("ok");
-      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
-    } finally {
-      await proxy.close();
-    }
+      await expectAllIndexed();
+    });
   });
 
   it("the time budget stops a run early with status partial; the next run continues", async () => {
@@ -129,7 +147,7 @@ describe("restart mid-range", () => {
     expect(first.status).toBe("partial");
     const second = await engine(devnet.rpcUrl).run("manual");
     expect(second.status).toBe("ok");
-    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    await expectAllIndexed();
   });
 
   it("a busy range stops at a block boundary when the time budget is spent", async () => {
@@ -149,7 +167,7 @@ describe("restart mid-range", () => {
     expect(first.attestations).toBeLessThan(TOTAL);
     slow = false;
     expect((await engine(devnet.rpcUrl).run("manual")).status).toBe("ok");
-    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    await expectAllIndexed();
   });
 
   it("continues from the cursor as it stands when the lease is taken, not as first read (no skipped blocks)", async () => {
@@ -178,7 +196,7 @@ describe("restart mid-range", () => {
     }).run("manual");
     expect(gone).toBeGreaterThan(0);
     expect(result).toMatchObject({ status: "ok", fromBlock: rewoundTo + 1, attestations: gone });
-    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    await expectAllIndexed();
   });
 
   it("shouldStop ends a run after the batch in flight, like the time budget; the next run continues", async () => {
@@ -196,7 +214,7 @@ describe("restart mid-range", () => {
     expect(first).toMatchObject({ status: "partial", attestations: 10 });
     expect((await counts()).n).toBe(10);
     expect((await engine(devnet.rpcUrl).run("manual")).status).toBe("ok");
-    expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+    await expectAllIndexed();
   });
 
   it("the block budget bounds one invocation", async () => {
@@ -208,45 +226,34 @@ describe("restart mid-range", () => {
 
 describe("providers that refuse large eth_getLogs ranges", () => {
   it("follows the range a provider suggests (Alchemy's message) and still indexes everything", async () => {
-    await reset();
-    const proxy = await startRpcProxy({ target: devnet.rpcUrl, maxLogRange: 4, refusal: "suggest" });
-    try {
+    await throughProxy({ maxLogRange: 4, refusal: "suggest" }, async (proxy) => {
       const result = await engine(proxy.url, {}, { initialRange: 1000 }).run("manual");
       expect(result.status).toBe("ok");
       expect(proxy.refusals).toBeGreaterThan(0);
-      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+      await expectAllIndexed();
       const [state] = await queryRows<{ range_size: number }>(app.db, sql`select range_size from sync_state`);
       // The accepted size is remembered for the next invocation (and grows again after clean successes).
       expect(state!.range_size).toBeLessThan(1000);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("halves the range on a refusal without a suggestion", async () => {
-    await reset();
-    const proxy = await startRpcProxy({ target: devnet.rpcUrl, maxLogRange: 3, refusal: "plain" });
-    try {
+    await throughProxy({ maxLogRange: 3, refusal: "plain" }, async (proxy) => {
       const result = await engine(proxy.url, {}, { initialRange: 64 }).run("manual");
       expect(result.status).toBe("ok");
       expect(proxy.refusals).toBeGreaterThan(0);
-      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
-    } finally {
-      await proxy.close();
-    }
+      await expectAllIndexed();
+    });
   });
 
   it("a rate-limited eth_getLogs fails the run without shrinking the stored range", async () => {
-    await reset();
     let limited = 0;
-    const proxy = await startRpcProxy({
-      target: devnet.rpcUrl,
-      intercept: (c) =>
-        c.method === "eth_getLogs" && ++limited === 1
-          ? { code: 429, message: "Too Many Requests" }
-          : undefined,
-    });
-    try {
+    const intercept = answer(
+      "eth_getLogs",
+      { code: 429, message: "Too Many Requests" },
+      () => ++limited === 1,
+    );
+    await throughProxy({ intercept }, async (proxy) => {
       await engine(proxy.url, {}, { blockBudget: 1 }).run("manual"); // creates the state row
       await app.db.execute(sql`update sync_state set range_size = 64, cursor_block = null`);
       await app.db.execute(sql`truncate location_proofs, sync_blocks`);
@@ -259,60 +266,45 @@ describe("providers that refuse large eth_getLogs ranges", () => {
         (await queryRows<{ range_size: number }>(app.db, sql`select range_size from sync_state`))[0]!
           .range_size;
       expect(await rangeSize()).toBe(64);
-      proxy.options.intercept = (c) =>
-        c.method === "eth_getLogs"
-          ? { code: -32005, message: "daily request rate limit reached" }
-          : undefined;
+      proxy.options.intercept = answer("eth_getLogs", {
+        code: -32005,
+        message: "daily request rate limit reached",
+      });
       expect((await engine(proxy.url, {}, { initialRange: 64 }).run("manual")).status).toBe("error");
       expect(await rangeSize()).toBe(64);
       proxy.options.intercept = undefined;
       expect((await engine(proxy.url, {}, { initialRange: 64 }).run("manual")).status).toBe("ok");
       expect(await rangeSize()).toBeGreaterThanOrEqual(64);
-      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
-    } finally {
-      await proxy.close();
-    }
+      await expectAllIndexed();
+    });
   });
 
   it("reads attestations in Multicall3 batches, never one request per attestation", async () => {
-    await reset();
-    const proxy = await startRpcProxy({ target: devnet.rpcUrl });
-    try {
+    await throughProxy({}, async (proxy) => {
       const result = await engine(proxy.url).run("manual");
       expect(result).toMatchObject({ status: "ok", attestations: TOTAL });
       expect(proxy.calls.eth_call).toBe(1);
       expect(proxy.requests).toBeLessThanOrEqual(5);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("splits a Multicall3 batch that runs out of gas until the halves fit", async () => {
-    await reset();
     // A node whose eth_call gas cap fits ~8 getAttestation reads: larger batches fail with geth's message.
-    const proxy = await startRpcProxy({
-      target: devnet.rpcUrl,
-      intercept: (c) => {
-        const data = (c.params?.[0] as { data?: string } | undefined)?.data ?? "";
-        return c.method === "eth_call" && data.length > 2 + 8 * 300
-          ? { code: -32000, message: "gas required exceeds allowance (50000000)" }
-          : undefined;
-      },
-    });
-    try {
+    const intercept = answer(
+      "eth_call",
+      { code: -32000, message: "gas required exceeds allowance (50000000)" },
+      (c) => ((c.params?.[0] as { data?: string } | undefined)?.data ?? "").length > 2 + 8 * 300,
+    );
+    await throughProxy({ intercept }, async (proxy) => {
       const result = await engine(proxy.url, {}, { readBatchSize: 100 }).run("manual");
       expect(result.status).toBe("ok");
-      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
+      await expectAllIndexed();
       expect(proxy.calls.eth_call).toBeGreaterThan(8);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("without Multicall3, reads go as JSON-RPC batches: one HTTP request per 100 reads", async () => {
-    await reset();
-    const proxy = await startRpcProxy({ target: devnet.rpcUrl });
-    try {
+    await throughProxy({}, async (proxy) => {
       const chain = { ...devnetChain(proxy.url), multicall3: false };
       const result = await createChainSync({
         db: app.db,
@@ -324,9 +316,7 @@ describe("providers that refuse large eth_getLogs ranges", () => {
       expect(result).toMatchObject({ status: "ok", attestations: TOTAL });
       expect(proxy.calls.eth_call).toBe(TOTAL);
       expect(proxy.requests).toBeLessThanOrEqual(5);
-      expect(await counts()).toEqual({ n: TOTAL, distinct_uids: TOTAL });
-    } finally {
-      await proxy.close();
-    }
+      await expectAllIndexed();
+    });
   });
 });

@@ -1,0 +1,43 @@
+import * as v from "valibot";
+import { CHAIN_NAMES } from "./chains/registry.js";
+import { formatParam } from "./http/format.js";
+import {
+  addressParam,
+  chainListParam,
+  cursorParam,
+  datetimeParam,
+  doc,
+  integerParam,
+  locationTypeListParam,
+  nearParam,
+  protocolVersionListParam,
+  radiusParam,
+  schemaListParam,
+} from "./params.js";
+import { MAX_RADIUS_M } from "./proofs/near.js";
+
+/**
+ * The validators of the parameters both lists of proofs take (GET /api/v0/location-proofs, lib/v0/list-params.ts, and
+ * the OGC items, lib/ogc/items-params.ts), by name: each list documents them in its own words, and a value is taken
+ * or refused the same way on either.
+ */
+export const FILTER_PARAMS = {
+  f: formatParam,
+  offset: integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
+  cursor: cursorParam,
+  near: nearParam,
+  radius: radiusParam(MAX_RADIUS_M),
+  datetime: datetimeParam,
+  chain: chainListParam(CHAIN_NAMES),
+  schema: schemaListParam,
+  protocolVersion: protocolVersionListParam,
+  locationType: locationTypeListParam,
+  prover: addressParam("prover"),
+  subject: addressParam("subject"),
+};
+
+/** The shared validator of parameter `name`, optional, with the list's own documentation of it (doc). */
+export const filterParam = <K extends keyof typeof FILTER_PARAMS>(
+  name: K,
+  ...documentation: Parameters<typeof doc> extends [unknown, ...infer D] ? D : never
+) => v.optional(doc(FILTER_PARAMS[name], ...documentation));
