@@ -14,7 +14,8 @@
  * 4. The z0 tile decoded (@mapbox/vector-tile): its clusters' counts against the number of proofs with coordinates.
  * 5. Beside each tile, PostGIS building it with ST_AsMVT over the same points in the same PostgreSQL, and ours built
  *    the same way: each a client's round trip over node-postgres from this process (PostGIS: one statement returning
- *    the tile; ours: the service's statements and its MVT encoding in JavaScript), no HTTP on either side. PostGIS
+ *    the tile; ours: the service's statements and its MVT encoding in JavaScript), no HTTP on either side, the three
+ *    timed in turn round by round so that the machine's noise falls on all alike. PostGIS
  *    two ways: over the proofs' own table (location_proofs, an expression GiST index on the point in Web Mercator,
  *    the properties computed in the statement as ours are: like for like), and over a narrow copy of the points
  *    with the properties already formatted (PostGIS's best case: a table made for the tiles). Where ours holds
@@ -23,7 +24,9 @@
  * With a chain filter (the map's control) the same, for the tiles of z0–z12 the counts serve.
  *
  * Options: --rows N (1,000,000), --iterations K (15 per tile), --warm-up W (3 rounds), --keep (keep the database
- * for the next run, which reuses it while it holds the same N proofs, loaded the same day), --max-zoom Z (16).
+ * for the next run, which reuses it while it holds the same N proofs, loaded the same day), --max-zoom Z (16),
+ * --compare-iterations C (45: the rounds beside PostGIS of a tile where both send the same points, each a
+ * millisecond or so, where a median of few is at the mercy of a moment's noise).
  */
 import http from "node:http";
 import { VectorTile } from "@mapbox/vector-tile";
@@ -51,7 +54,7 @@ import {
 import { f1, lpad, pad, percentile } from "./figures.js";
 
 const ARGS = benchArgs({
-  numbers: { rows: 1_000_000, iterations: 15, "warm-up": 3, "max-zoom": 16 },
+  numbers: { rows: 1_000_000, iterations: 15, "warm-up": 3, "max-zoom": 16, "compare-iterations": 45 },
   flags: ["keep"],
 });
 const DB = "lpqs_bench_tiles";
@@ -253,11 +256,12 @@ async function main() {
        */
       const timedTogether = async (
         builds: (() => Promise<number>)[],
+        iterations: number,
       ): Promise<{ ms: number; bytes: number }[]> => {
         const times = builds.map(() => [] as number[]);
         const bytes = builds.map(() => 0);
         const done = builds.map(() => false);
-        for (let i = 0; i < ARGS["warm-up"] + ARGS.iterations; i++) {
+        for (let i = 0; i < ARGS["warm-up"] + iterations; i++) {
           for (const [k, build] of builds.entries()) {
             if (done[k]) continue;
             const started = performance.now();
@@ -279,12 +283,15 @@ async function main() {
         const ours = plain.bodies.get(tile)!;
         const kind = decode(ours);
         const oursHttp = percentile(plain.times.get(tile)!, 0.5);
-        const [built, own, copy] = (await timedTogether([
-          async () => encodeTile(await tileContent(inProcess.db, tile.t, OGC)).length,
-          postgisTile(POSTGIS_OWN_TABLE, tile.t),
-          postgisTile(POSTGIS_TILE, tile.t),
-        ])) as [{ ms: number; bytes: number }, { ms: number; bytes: number }, { ms: number; bytes: number }];
         const isSame = kind.clusters === 0;
+        const [built, own, copy] = (await timedTogether(
+          [
+            async () => encodeTile(await tileContent(inProcess.db, tile.t, OGC)).length,
+            postgisTile(POSTGIS_OWN_TABLE, tile.t),
+            postgisTile(POSTGIS_TILE, tile.t),
+          ],
+          isSame ? ARGS["compare-iterations"] : ARGS.iterations,
+        )) as [{ ms: number; bytes: number }, { ms: number; bytes: number }, { ms: number; bytes: number }];
         if (!isSame)
           every.push({
             ours: built.ms,
