@@ -5,9 +5,9 @@
 DO $$
 BEGIN
   IF to_regclass('public.location_proofs') IS NOT NULL THEN
-    RAISE EXCEPTION 'this database was migrated by an older release that stopped before its migration 0017_proof_tile_key'
-      USING HINT = 'Apply that release''s migrations first (npm run db:migrate at that release), then this one''s; '
-        'for local data (PGlite in .data/, a test or dev database), delete it and migrate again.';
+    RAISE EXCEPTION 'this database was migrated by an older release that stopped before its migration '
+      '0017_proof_tile_key: apply that release''s migrations first (npm run db:migrate at that release), then '
+      'migrate again; or, for local data (the PGlite in DATA_DIR, a dev or test database), delete it and migrate again';
   END IF;
 END $$;
 --> statement-breakpoint
