@@ -160,7 +160,7 @@ export const locationProofs = pgTable(
     index("location_proofs_spanning_bounds_gist")
       .using("gist", spanningBoundsBox(t))
       .where(sql`not ${singleCell(t)}`),
-    // The vector tiles (lib/tiles/): the proofs of a tile at any zoom are one range of this key (migration 0017).
+    // The vector tiles (lib/tiles/): the proofs of a tile at any zoom are one range of this key (proof_tile_key).
     index("location_proofs_tile_key_idx").on(sql`proof_tile_key(${t.longitude}, ${t.latitude})`),
     // The proofs without geometry by event time: under the OGC rule a bbox also matches them, so an OGC count with a
     // bbox and a datetime counts them apart (lib/proofs/count.ts, countParts), through this small index.
@@ -191,8 +191,8 @@ export const locationProofs = pgTable(
 
 /**
  * Exact row counts of location_proofs per (chain, revoked, has bounds, has a point), kept by statement-level triggers
- * in the same transaction as every insert, update and delete (migration 0003). They answer the counts of the
- * commonest lists — no filter, a chain, revoked or not, with coordinates, a bbox covering the world — without
+ * in the same transaction as every insert, update and delete (db/migrations/0000_baseline.sql). They answer the counts
+ * of the commonest lists — no filter, a chain, revoked or not, with coordinates, a bbox covering the world — without
  * visiting every matching row (an exact COUNT's cost grows with its matches; docs/architecture.md, "Counts").
  */
 export const proofCounts = pgTable(
@@ -211,7 +211,7 @@ export const proofCounts = pgTable(
 
 /**
  * Exact row counts of location_proofs per (chain, revoked, UTC day of event_timestamp), day null for the proofs
- * without an event time; kept by statement-level triggers like proof_counts (migration 0007). A time-window count
+ * without an event time; kept by statement-level triggers like proof_counts. A time-window count
  * adds up the whole days inside the window here and counts only the rows of its two partial edge days, so a year's
  * window costs a few hundred small rows, not a visit of every match (lib/proofs/totals.ts).
  */
@@ -228,7 +228,7 @@ export const proofDayCounts = pgTable(
 
 /**
  * Exact row counts of the proofs whose bounds lie within one 1° cell (singleCell), per (chain, revoked, cell: the
- * floor of west and south), kept by statement-level triggers like proof_counts (migration 0008). A bbox count adds
+ * floor of west and south), kept by statement-level triggers like proof_counts. A bbox count adds
  * up the cells wholly inside the box here, and counts rows only along the box's edges and for the few proofs that
  * span a grid line (lib/proofs/cell-totals.ts).
  */
@@ -252,10 +252,10 @@ export const proofCellCounts = pgTable(
 /**
  * The proofs per cell of the WebMercatorQuad grid, for the vector tiles (lib/tiles/): per (level, cell, chain), the
  * number of proofs whose representative point is in the cell, the sums of their world pixels (lib/tiles/
- * web-mercator.ts), so a cell's mean position is exact too, and the XOR of their uids, which is the uid of a cell's
- * one proof. Kept by statement-level triggers like proof_counts
- * (migration 0012), on the levels TILE_COUNT_LEVELS: a tile at zoom z reads its 8 × 8 clusters from level z + 3
- * (or its 16 × 16 cells from level z + 4) — at most a few hundred rows where its proofs may be a million.
+ * web-mercator.ts), so a cell's mean position is exact too, and the XOR of their uids, which is the uid of a cell's one
+ * proof. Kept by statement-level triggers like proof_counts, on the levels TILE_COUNT_LEVELS: a tile at zoom z reads
+ * its 8 × 8 clusters from level z + 3 (or its 16 × 16 cells from level z + 4) — at most a few hundred rows where its
+ * proofs may be a million.
  */
 export const proofTileCounts = pgTable(
   "proof_tile_counts",

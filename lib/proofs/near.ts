@@ -5,7 +5,7 @@ import { locationProofs as p } from "../../db/schema.js";
  * Proximity: the proofs whose representative point lies within a great-circle distance of a point, without PostGIS.
  * The circle's bounding box (one or two boxes: it may cross the antimeridian, or hold a pole) finds the candidates
  * through the GiST index on the proofs' bounds, as a bbox does (lib/proofs/filter.ts), and the distance itself,
- * computed in SQL by great_circle_m (db/migrations/0016_great_circle.sql), decides. Nothing is filtered in Node.
+ * computed in SQL by great_circle_m (db/migrations/0000_baseline.sql), decides. Nothing is filtered in Node.
  */
 
 /** The sphere great_circle_m measures on: the WGS84 mean radius R1 = (2a + b) / 3, in metres (PostGIS's sphere). */

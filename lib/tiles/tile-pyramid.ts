@@ -6,10 +6,10 @@ import { CLUSTER_GRID_BITS } from "./tile-rules.js";
 import type { TileAddress } from "./web-mercator.js";
 
 /**
- * The clusters of a tile from proof_tile_counts (db/schema.ts, migration 0012): the proofs per cell of the grid and
- * chain, with the sums of their world pixels, kept exact by triggers in every writing transaction. A tile's 64
- * cluster cells are cells of level z + 3; the table keeps every second level, so a tile reads level z + 3, or level
- * z + 4 and adds up each 2 × 2 of its 256 cells: a few hundred rows at most, where a tile near the world's zoom
+ * The clusters of a tile from proof_tile_counts (db/schema.ts, db/migrations/0000_baseline.sql): the proofs per cell of
+ * the grid and chain, with the sums of their world pixels, kept exact by triggers in every writing transaction. A
+ * tile's 64 cluster cells are cells of level z + 3; the table keeps every second level, so a tile reads level z + 3, or
+ * level z + 4 and adds up each 2 × 2 of its 256 cells: a few hundred rows at most, where a tile near the world's zoom
  * holds up to every proof, and the uid of a cluster of one too: one query, whatever the tile. Used up to
  * COUNTS_MAX_ZOOM; deeper tiles hold few enough proofs to read them.
  */
@@ -26,7 +26,7 @@ export const countsAnswer = (filter: ProofFilter, t: TileAddress): boolean =>
 
 /**
  * A cluster cell as read: its cell on the tile's grid, its proofs, their mean world pixel, and for a cell of one
- * proof its uid (the XOR of the cell's uids, migration 0012).
+ * proof its uid (the XOR of the cell's uids, proof_tile_uid_parts).
  */
 export type CellCount = { gx: number; gy: number; n: number; mx: number; my: number; uid: string | null };
 

@@ -5,19 +5,19 @@ import type { TileAddress } from "./web-mercator.js";
 
 /**
  * A proof's world pixel (lib/tiles/web-mercator.ts) in SQL, from its representative point, by the functions
- * proof_tile_wx and proof_tile_wy of migration 0012: plain arithmetic PostgreSQL has built in (PGlite, PostgreSQL
- * and Neon compute the same), inlined by the planner, and the very expressions that the triggers keeping
- * proof_tile_counts use, so the tiles made from the rows and those made from the counts agree on every point's
- * cell. x is linear in longitude (180 falls on the last column); y is Mercator's, written as atanh(sin φ), which is
- * exactly 0.5 at the equator on every math library (ln(tan(π/4 + φ/2)) is not: tan(π/4) rounds below 1), so a
- * proof at latitude 0 lies on the tile south of the equator, whose north edge it is. Latitudes beyond the map's
- * limit are clamped to it: such a proof is drawn at the map's top or bottom edge. Both are 2^WORLD_BITS wide.
+ * proof_tile_wx and proof_tile_wy (db/migrations/0000_baseline.sql): plain arithmetic PostgreSQL has built in (PGlite,
+ * PostgreSQL and Neon compute the same), inlined by the planner, and the very expressions that the triggers keeping
+ * proof_tile_counts use, so the tiles made from the rows and those made from the counts agree on every point's cell. x
+ * is linear in longitude (180 falls on the last column); y is Mercator's, written as atanh(sin φ), which is exactly 0.5
+ * at the equator on every math library (ln(tan(π/4 + φ/2)) is not: tan(π/4) rounds below 1), so a proof at latitude 0
+ * lies on the tile south of the equator, whose north edge it is. Latitudes beyond the map's limit are clamped to it:
+ * such a proof is drawn at the map's top or bottom edge. Both are 2^WORLD_BITS wide.
  */
 export const WX: SQL = sql`proof_tile_wx(${p.longitude})`;
 export const WY: SQL = sql`proof_tile_wy(${p.latitude})`;
 
 /**
- * The proof's tile key (migration 0017): its world pixel's bits, 31 a side, interleaved (y's above x's), so the
+ * The proof's tile key (proof_tile_key): its world pixel's bits, 31 a side, interleaved (y's above x's), so the
  * leading 2z bits are the tile of zoom z. Written exactly as the index location_proofs_tile_key_idx is, so that the
  * planner finds the condition below in it. Null for a proof without a point.
  */

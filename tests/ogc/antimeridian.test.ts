@@ -1,20 +1,18 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, queryRows } from "../../db/client.js";
-import { locationProofs, type NewLocationProofRow, proofCounts } from "../../db/schema.js";
+import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { computeExtent } from "../../lib/ogc/collections.js";
-import { createTestApp, ROOT, type TestApp } from "../helpers/app.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
 
 /**
  * Geometries that cross, touch and wrap the antimeridian: stored with exact bounds (west > east when crossing,
  * RFC 7946 §5.2) and a representative point on the shape, matched by bbox as the two boxes they are — on the native
- * list, the OGC point collection and the OGC shapes collection — and the migration that fixes rows stored before.
+ * list, the OGC point collection and the OGC shapes collection.
  */
 
 const geojson = (name: string, geometry: unknown, extra: Partial<NewLocationProofRow> = {}) => {
@@ -370,83 +368,5 @@ describe("the location columns", () => {
     const none = { ...broken, geometry: null, longitude: null, latitude: null };
     await insertProofs(app.db, [none]);
     await app.db.delete(locationProofs).where(eq(locationProofs.uid, none.uid));
-  });
-});
-
-/** The migration that recomputed rows stored before this rule (db/migrations/0005_…), run again on planted rows. */
-describe("migration 0005: rows stored with world-wide bounds", () => {
-  const statements = readFileSync(join(ROOT, "db/migrations/0005_antimeridian_bounds_rows.sql"), "utf8")
-    .split("--> statement-breakpoint")
-    .map((s) => s.trim());
-  const create = statements.filter((s) => /^(--[^\n]*\n)*CREATE FUNCTION/.test(s));
-  const update = statements.find((s) => s.startsWith("UPDATE"))!;
-  const drop = statements.filter((s) => s.startsWith("DROP FUNCTION"));
-
-  it("computes in SQL exactly what the decoder computes (generated geometries)", async () => {
-    expect(create).toHaveLength(3);
-    for (const s of create) await app.db.execute(sql.raw(s));
-    try {
-      const samples = fc.sample(geometryArb, { numRuns: 400, seed: 20261122 });
-      const crafted = [CROSSING_LINE, CROSSING_SQUARE, TOUCHES_EAST, TOUCHES_WEST, WRAPS, POLAR_CAP];
-      for (const g of [...crafted, ...samples]) {
-        const d = decodeLocation({ locationType: "geojson", location: JSON.stringify(g), srs: "EPSG:4326" });
-        if (!d.geometry) continue;
-        const [row] = await queryRows<Record<string, number>>(
-          app.db,
-          sql`select * from lp_migration_location(${JSON.stringify(d.geometry)}::jsonb)`,
-        );
-        expect(
-          [row!.west, row!.south, row!.east, row!.north, row!.longitude, row!.latitude].map(Number),
-          JSON.stringify(d.geometry),
-        ).toEqual([...d.bbox!, d.longitude, d.latitude]);
-      }
-    } finally {
-      for (const s of drop) await app.db.execute(sql.raw(s));
-    }
-  });
-
-  it("fixes crossing rows stored with plain bounds and leaves proof_counts as they were", async () => {
-    const broken = [
-      geojson("old crossing line", CROSSING_LINE, {
-        minLon: -179.9,
-        maxLon: 179.9,
-        longitude: -179.9,
-        latitude: -13.8,
-      }),
-      geojson("old crossing square", CROSSING_SQUARE, {
-        minLon: -170,
-        maxLon: 170,
-        longitude: 0,
-        latitude: 5,
-      }),
-    ];
-    await insertProofs(app.db, broken);
-    const counts = async () =>
-      (await app.db.select().from(proofCounts))
-        .map((c) => `${c.chain}/${c.revoked}/${c.hasBounds}:${c.n}`)
-        .sort();
-    const before = await counts();
-    for (const s of create) await app.db.execute(sql.raw(s));
-    try {
-      await app.db.execute(sql.raw(update));
-    } finally {
-      for (const s of drop) await app.db.execute(sql.raw(s));
-    }
-    const [line] = await app.db.select().from(locationProofs).where(eq(locationProofs.uid, broken[0]!.uid));
-    expect([line!.minLon, line!.minLat, line!.maxLon, line!.maxLat, line!.longitude]).toEqual([
-      179.9, -17.8, -179.9, -13.8, 179.9,
-    ]);
-    const [square] = await app.db.select().from(locationProofs).where(eq(locationProofs.uid, broken[1]!.uid));
-    expect([square!.minLon, square!.maxLon, square!.longitude, square!.latitude]).toEqual([
-      170, -170, 180, 5,
-    ]);
-    expect(await counts()).toEqual(before);
-    // Untouched: what was right already (the shapes stored by the new decoder).
-    const [wraps] = await app.db
-      .select()
-      .from(locationProofs)
-      .where(eq(locationProofs.uid, uid("wraps")));
-    expect([wraps!.minLon, wraps!.maxLon]).toEqual([-180, 180]);
-    await app.db.delete(locationProofs).where(sql`${locationProofs.memo} like 'old %'`);
   });
 });

@@ -9,9 +9,9 @@ import { MAX_INSTANT, MIN_INSTANT } from "../../lib/proofs/timestamps.js";
 import { countFromTotals } from "../../lib/proofs/totals.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
-// proof_counts and proof_day_counts are kept by triggers (db/migrations/0003, 0007). After every kind of write the sync engine makes — plain
-// inserts, upserts that change a row's group, revocations, deletes of orphaned blocks — and a truncate, the totals
-// must equal a real COUNT for every filter they answer.
+// proof_counts and proof_day_counts are kept by triggers (db/migrations/0000_baseline.sql). After every kind of write
+// the sync engine makes — plain inserts, upserts that change a row's group, revocations, deletes of orphaned blocks —
+// and a truncate, the totals must equal a real COUNT for every filter they answer.
 let app: TestApp;
 beforeAll(async () => {
   app = await createTestApp();

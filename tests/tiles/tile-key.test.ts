@@ -6,9 +6,9 @@ import { MAX_ZOOM, MIN_ZOOM, WORLD_BITS } from "../../lib/tiles/web-mercator.js"
 import { openTestDb } from "../helpers/test-db.js";
 
 /**
- * The tile key (migration 0017), which finds a tile's proofs through its index, against the world pixel that
- * defines a proof's tile: at every zoom served, the key lies in the key range of exactly the tile its pixel names,
- * for points on tile edges, at the poles and the antimeridian, and spread over the map.
+ * The tile key (proof_tile_key, db/migrations/0000_baseline.sql), which finds a tile's proofs through its index,
+ * against the world pixel that defines a proof's tile: at every zoom served, the key lies in the key range of exactly
+ * the tile its pixel names, for points on tile edges, at the poles and the antimeridian, and spread over the map.
  */
 let handle: Awaited<ReturnType<typeof openTestDb>>;
 beforeAll(async () => {

@@ -1,1 +1,0 @@
-CREATE INDEX "proof_cell_counts_cell_idx" ON "proof_cell_counts" USING btree ("cell_lon","cell_lat");

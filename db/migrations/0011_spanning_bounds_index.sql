@@ -1,2 +1,0 @@
-DROP INDEX "location_proofs_multi_cell_bounds_gist";--> statement-breakpoint
-CREATE INDEX "location_proofs_spanning_bounds_gist" ON "location_proofs" USING gist ((box(point("min_lon", "min_lat"), point(case when "min_lon" > "max_lon" then "max_lon" + 360 else "max_lon" end, "max_lat")) + point(0, 0))) WHERE not ("location_proofs"."min_lon" <= "location_proofs"."max_lon" and floor("location_proofs"."min_lon") = floor("location_proofs"."max_lon") and floor("location_proofs"."min_lat") = floor("location_proofs"."max_lat"));
