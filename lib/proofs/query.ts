@@ -71,7 +71,7 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
       : whereClause(part, use);
   });
   const wanted = page.limit + 1;
-  /** the point of the nearest-first order */
+  // The point of the nearest-first order, when the page is in it.
   const nearest = isDistanceSort(page.order.sort) ? filter.near : undefined;
   // A proximity filter: every row carries its distance from the point, in its JSON (PostgreSQL writes it there),
   // and as a number of its own where one is needed: rows read as fields, and the nearest-first order's ORDER BY and
@@ -105,7 +105,6 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
   const read = async (part: number, q: RowsQuery) => keep(part, await fetch(q));
   if (nearest) {
     // The nearest-first order (lib/proofs/nearest.ts): each part from the cursor's (or the offset's) on.
-    const near = nearest;
     const cursor = page.cursor;
     const backward = cursor?.direction === "prev";
     let part = cursor?.part ?? (backward ? parts.length - 1 : 0);
@@ -116,14 +115,14 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
       if (counts[part] === 0) continue;
       const found = await readNearest(
         {
-          near,
+          near: nearest,
           part: parts[part]!,
           count: counts[part]!,
           cursor: part === from ? cursor : undefined,
           backward,
           limit: wanted - rows.length,
           offset: skip,
-          cells: () => cellsAround(db, near),
+          cells: () => cellsAround(db, nearest),
         },
         fetch,
       );

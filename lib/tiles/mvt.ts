@@ -34,9 +34,6 @@ class PointFeature implements VectorTileFeatureLike {
   }
 }
 
-const feature = (px: number, py: number, properties: Properties): VectorTileFeatureLike =>
-  new PointFeature(px, py, properties);
-
 const layer = (name: string, features: VectorTileFeatureLike[]): VectorTileLayerLike => ({
   version: 2,
   name,
@@ -61,11 +58,11 @@ export function encodeTile(content: TileContent): Uint8Array {
     layers: {
       [POINTS_LAYER]: layer(
         POINTS_LAYER,
-        points.map((p) => feature(p.px, p.py, pointProperties(p))),
+        points.map((p) => new PointFeature(p.px, p.py, pointProperties(p))),
       ),
       [CLUSTERS_LAYER]: layer(
         CLUSTERS_LAYER,
-        clusters.map((c) => feature(c.px, c.py, clusterProperties(c))),
+        clusters.map((c) => new PointFeature(c.px, c.py, clusterProperties(c))),
       ),
     },
   });
