@@ -403,6 +403,21 @@ function environmentChain(env: Record<string, string | undefined>, name: string)
   };
 }
 
+/**
+ * The networks this deployment syncs, by name and display name, for what people read (pages, lists): from the
+ * registry and the environment, never a list typed elsewhere. Empty when the configuration is broken (the routes
+ * that need it say so themselves).
+ */
+export function syncedNetworks(config: Config): { name: string; displayName: string }[] {
+  try {
+    return chainConfigs(config)
+      .filter((c) => c.enabled)
+      .map((c) => ({ name: c.name, displayName: c.displayName }));
+  } catch {
+    return [];
+  }
+}
+
 function intOverride(env: Record<string, string | undefined>, key: string, fallback: number): number {
   const raw = env[key]?.trim();
   if (raw === undefined || raw === "") return fallback;
