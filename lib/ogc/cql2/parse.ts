@@ -1,4 +1,4 @@
-import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params.js";
+import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params/grammar.js";
 import type {
   ComparisonOp,
   DateLit,

@@ -5,7 +5,7 @@ import { assetPath, type Crumb, mapSection, page, SITE_PATHS } from "../../html/
 import { humanTime, linkList, pager, proofTable, shortHex, summaryOf, timeCell } from "../../html/parts.js";
 import { linkWith } from "../../http/links.js";
 import { requestUrl } from "../../http/request-url.js";
-import { parseBbox } from "../../params.js";
+import { parseBbox } from "../../params/grammar.js";
 import { mapTileUrl } from "../../tiles/map-tile-url.js";
 import { CLUSTERS_LAYER, POINTS_LAYER } from "../../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../../tiles/web-mercator.js";

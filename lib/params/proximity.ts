@@ -1,5 +1,5 @@
-import { badParameter } from "./http/errors.js";
-import type { Near } from "./proofs/near.js";
+import { badParameter } from "../http/errors.js";
+import type { Near } from "../proofs/near.js";
 
 /**
  * The proximity parameters of the native list and the OGC items, checked together: `near` and `radius` come as a

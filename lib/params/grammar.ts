@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { LOCATION_TYPES } from "./location/vocabulary.js";
-import type { Bbox, TimeInterval } from "./proofs/filter.js";
-import { inTimestampRange } from "./proofs/timestamps.js";
+import { LOCATION_TYPES } from "../location/vocabulary.js";
+import type { Bbox, TimeInterval } from "../proofs/filter.js";
+import { inTimestampRange } from "../proofs/timestamps.js";
 
 /**
  * The grammar of query parameters shared by the native and the OGC endpoints (valibot schemas over the raw string).
