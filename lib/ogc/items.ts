@@ -55,7 +55,7 @@ export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSp
 }
 
 /**
- * The page GET …/items answers (lib/paging.ts, proofPage): its features as PostgreSQL writes them
+ * The page GET …/items answers (lib/params/paging.ts, proofPage): its features as PostgreSQL writes them
  * (lib/proofs/json-sql.ts) for GeoJSON, or its rows as fields for the HTML view (toFeature).
  */
 export async function itemsPage(

@@ -30,7 +30,7 @@ export type PageRequest = {
  * A page planned once: the filter and its WHERE clause, its parts (located first, lib/proofs/count.ts), the order
  * (its keys and the signature a cursor carries) and where the page starts. Made by planPage and handed on: the
  * statements (lib/proofs/query.ts, pageAndCount; their ORDER BY and keyset ranges from the plan's keys, sort.ts) and
- * the cursors of the next/prev links (lib/paging.ts) read it, and none of them works any of it out again.
+ * the cursors of the next/prev links (lib/params/paging.ts) read it, and none of them works any of it out again.
  */
 export type PagePlan = {
   filter: ProofFilter;

@@ -36,7 +36,7 @@ export function listFilter(q: ListQuery): ProofFilter {
 }
 
 /**
- * The native list's page in the default order (lib/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
+ * The native list's page in the default order (lib/params/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
  * when given, else as fields; the GraphQL list pages with it too.
  */
 export const listPage = (q: ListQuery, json?: RowJson): Promise<ProofPage> =>
