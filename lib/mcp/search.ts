@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { parseEntries } from "../http/query.js";
-import { integerParam } from "../params.js";
+import { integerParam } from "../params/grammar.js";
 import { recordJson } from "../proofs/json-sql.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { LIST_PARAMS } from "../v0/list-params.js";
