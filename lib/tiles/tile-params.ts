@@ -13,7 +13,9 @@ import { MAX_ZOOM, type TileAddress } from "./web-mercator.js";
  * pages or orders a list (limit, offset, cursor, sortby) and bbox (the tile is the box) are not among them: sent to a
  * tile, they are 400s like any unknown parameter.
  */
-export const TILE_PARAMS = Object.fromEntries(TILE_FILTER_NAMES.map((name) => [name, ITEMS_PARAMS[name]])) as {
+export const TILE_PARAMS = Object.fromEntries(
+  TILE_FILTER_NAMES.map((name) => [name, ITEMS_PARAMS[name]]),
+) as {
   [K in TileFilterName]: (typeof ITEMS_PARAMS)[K];
 };
 

@@ -54,7 +54,10 @@ async function pageStatements(sortby: string, cursor: string): Promise<unknown[]
 /** The most rows any node of a statement's plan produced, with the plan. */
 async function mostRows(statement: unknown): Promise<{ most: number; plan: string }> {
   const text = (
-    await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain analyze ${statement as ReturnType<typeof sql>}`)
+    await queryRows<{ "QUERY PLAN": string }>(
+      app.db,
+      sql`explain analyze ${statement as ReturnType<typeof sql>}`,
+    )
   ).map((r) => r["QUERY PLAN"]);
   const rows = text.flatMap((line) => [...line.matchAll(/actual [^)]*rows=(\d+)/g)].map((m) => Number(m[1])));
   return { most: Math.max(0, ...rows), plan: text.join("\n") };
@@ -82,12 +85,23 @@ describe("every sortby is an index seek on every page", () => {
   });
 
   it("a further property only after one whose values rarely tie", async () => {
-    for (const sortby of ["chain,-block_number", "prover,attestation_time", "-subject,attestation_time", "longitude,chain"]) {
+    for (const sortby of [
+      "chain,-block_number",
+      "prover,attestation_time",
+      "-subject,attestation_time",
+      "longitude,chain",
+    ]) {
       const res = await app.get(`${ITEMS}?sortby=${sortby}`);
       expect(res.status, sortby).toBe(400);
       expect(res.body).toMatchObject({ code: "InvalidParameterValue", parameter: "sortby" });
     }
-    for (const sortby of ["block_number,-chain", "-attestation_time,prover", "uid,chain", "-subject,-uid", "latitude,uid"]) {
+    for (const sortby of [
+      "block_number,-chain",
+      "-attestation_time,prover",
+      "uid,chain",
+      "-subject,-uid",
+      "latitude,uid",
+    ]) {
       const res = await app.get(`${ITEMS}?limit=3&sortby=${sortby}`);
       expect(res.status, sortby).toBe(200);
     }

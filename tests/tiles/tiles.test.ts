@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs, SYNTHETIC_CITIES } from "../../lib/local/synthetic-proofs.js";
-import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { ITEMS_PARAMS } from "../../lib/ogc/items-params.js";
 import {
   CLUSTER_GRID,
@@ -272,7 +272,9 @@ describe("the map takes every filter the list takes", () => {
     const res = await app.request(`/api/ogc/collections/location-proofs/items?${page}`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    const config = JSON.parse(/<script type="application\/json" id="tile-map-config">(.*?)<\/script>/s.exec(html)![1]!);
+    const config = JSON.parse(
+      /<script type="application\/json" id="tile-map-config">(.*?)<\/script>/s.exec(html)![1]!,
+    );
     const tiles = new URL(String(config.tiles).replace(/[{}]/g, ""), "http://x");
     const expected = [...page.entries()].filter(([name]) => name !== "f" && name !== "limit");
     expect([...tiles.searchParams.entries()]).toEqual(expected);
@@ -285,7 +287,8 @@ describe("the map takes every filter the list takes", () => {
   it("one list: every items parameter is a tile filter or a page parameter, never both, never neither", () => {
     const filters = new Set<string>(TILE_FILTER_NAMES);
     const page = new Set<string>(ITEMS_PAGE_NAMES);
-    for (const name of Object.keys(ITEMS_PARAMS)) expect(filters.has(name) !== page.has(name), name).toBe(true);
+    for (const name of Object.keys(ITEMS_PARAMS))
+      expect(filters.has(name) !== page.has(name), name).toBe(true);
     expect(filters.size + page.size).toBe(Object.keys(ITEMS_PARAMS).length);
   });
 });
