@@ -4,17 +4,13 @@ import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { clusterAt, clustersTile, type TileContent, tileContentFromRows } from "./tile-content.js";
 import { COUNTS_MAX_ZOOM, cellCounts } from "./tile-pyramid.js";
-import { CLUSTER_GRID, CLUSTER_GRID_BITS } from "./tile-rules.js";
+import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
+
+export { ROW_BUDGET };
+
 import { tileCondition, WX, WY } from "./tile-sql.js";
 import type { TileAddress } from "./web-mercator.js";
 
-/**
- * The most proofs a tile reads for a filter the counts cannot answer (a time window, a prover, a subject, where a
- * record comes from, a circle, a CQL2 filter): what one tile may cost whatever its filter. Up to it, the tile is
- * made from the rows and is exact; beyond it, each of its crowded cells is estimated from a sample of its proofs.
- * A multiple of the 64 cells of a tile, each of which reads at most ROW_BUDGET / 64 of them then.
- */
-export const ROW_BUDGET = 12_288;
 export type RowBudget = number;
 
 /** The filters whose own index finds their proofs (prover, subject): few of them are read that way, in any tile. */

@@ -12,6 +12,14 @@ export const MAX_POINTS = 500;
 export const CLUSTER_GRID_BITS = 3;
 export const CLUSTER_GRID = 2 ** CLUSTER_GRID_BITS;
 
+/**
+ * The most proofs a tile reads for a filter the counts cannot answer (a time window, a prover, a subject, where a
+ * record comes from, a circle, a CQL2 filter): what one tile may cost whatever its filter (lib/tiles/tile-budget.ts).
+ * Up to it, the tile is made from the rows and is exact; beyond it, each of its crowded cells is estimated from a
+ * sample of its proofs. A multiple of the 64 cells of a tile, each of which reads at most ROW_BUDGET / 64 then.
+ */
+export const ROW_BUDGET = 12_288;
+
 export const POINTS_LAYER = "location-proofs";
 export const CLUSTERS_LAYER = "location-proof-clusters";
 
