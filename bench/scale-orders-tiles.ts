@@ -3,8 +3,9 @@
  * every filter the map sends, on the same served functions and data.
  */
 import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type pg from "pg";
-import { type DbHandle, queryRows } from "../db/client.js";
+import type { DbHandle } from "../db/client.js";
 import {
   loadSyntheticProofs,
   SYNTHETIC_CITIES,
@@ -71,10 +72,11 @@ export async function ordersSection(
   for (const sortby of SORTABLE_PROPERTIES.flatMap((q) => [q.name, `-${q.name}`])) {
     const plan = planPage(filter, { limit: LIMIT, sort: parseSortby(sortby) }) as PagePlan;
     // The row before the last page, by the order's own ORDER BY (one full sort, outside the timings).
-    const [before] = await queryRows<{ uid: string }>(
-      handle.db,
+    // On the bench's own connection: a full sort of the table outlasts the service's statement budget.
+    const query = new PgDialect().sqlToQuery(
       sql`select uid from location_proofs order by ${sql.join(orderBy(plan), sql`, `)} offset ${total - LIMIT - 1} limit 1`,
     );
+    const before = (await sqlClient.query(query.sql, query.params)).rows[0] as { uid: string } | undefined;
     const row = await findProofByUid(handle.db, before!.uid);
     const cursor = encodeCursor(plan, "next", row!, total - LIMIT);
     const first = await httpAndSql(get, sqlClient, `${ITEMS}?limit=${LIMIT}&sortby=${sortby}`, iterations);
