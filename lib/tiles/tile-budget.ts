@@ -76,12 +76,9 @@ async function sampledClusters(
   const where = whereClause(filter);
   const matches: SQL = where ? sql`coalesce((${where}), false)` : sql`true`;
   const limit = sql.raw(String(perCell));
+  // The counts name a cell by its column and row on the world's grid of level z + 3 (cellCounts).
   const samples = cells.map((c) => {
-    const cell = {
-      z: t.z + CLUSTER_GRID_BITS,
-      x: t.x * CLUSTER_GRID + c.gx,
-      y: t.y * CLUSTER_GRID + c.gy,
-    };
+    const cell = { z: t.z + CLUSTER_GRID_BITS, x: c.gx, y: c.gy };
     return sql`(select ${c.gx}::int as gx, ${c.gy}::int as gy, ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
       from ${p} where ${tileCondition(cell)} limit ${limit})`;
   });

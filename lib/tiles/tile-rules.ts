@@ -18,7 +18,7 @@ export const CLUSTER_GRID = 2 ** CLUSTER_GRID_BITS;
  * Up to it, the tile is made from the rows and is exact; beyond it, each of its crowded cells is estimated from a
  * sample of its proofs. A multiple of the 64 cells of a tile, each of which reads at most ROW_BUDGET / 64 then.
  */
-export const ROW_BUDGET = 12_288;
+export const ROW_BUDGET = 4096;
 
 export const POINTS_LAYER = "location-proofs";
 export const CLUSTERS_LAYER = "location-proof-clusters";
