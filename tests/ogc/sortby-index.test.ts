@@ -22,9 +22,10 @@ const LIMIT = 50;
 
 beforeAll(async () => {
   app = await createTestApp();
-  await loadSyntheticProofs(app.db, { count: 12_000, end: new Date("2026-06-01T00:00:00Z") });
+  await loadSyntheticProofs(app.db, { count: 6000, end: new Date("2026-06-01T00:00:00Z") });
   await app.db.execute(sql`analyze location_proofs`);
-});
+  // Loading takes a while on a busy machine.
+}, 300_000);
 afterAll(() => app?.close());
 
 /** The statements a page issues, captured on their way to the database. */
