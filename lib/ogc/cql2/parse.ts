@@ -270,12 +270,13 @@ class Parser {
   private unary(): Scalar {
     const t = this.peek();
     if (t.type === "arith" && (t.value === "-" || t.value === "+")) {
-      // A sign before a value that is not a number: 0 - value (a sign before a digit is the number's own).
+      // A sign before a value (a sign directly before a digit is the number's own).
       this.i++;
       const arg = this.nested(() => this.unary());
       if (t.value === "+") return arg;
       if (arg.kind === "number") return this.at({ kind: "number", value: -arg.value }, t);
-      return this.at({ kind: "arith", op: "-", left: { kind: "number", value: 0 }, right: arg }, t);
+      // As the standard writes it in JSON: -x is -1 * x.
+      return this.at({ kind: "arith", op: "*", left: { kind: "number", value: -1 }, right: arg }, t);
     }
     if (this.isPunct("(")) {
       return this.nested(() => {
