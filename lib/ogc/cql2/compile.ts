@@ -15,6 +15,7 @@ import type {
   TemporalOp,
 } from "./ast.js";
 import type { Catalogue, Queryable, QueryableType } from "./catalogue.js";
+import { CQL_LIMITS } from "./literals.js";
 import { CqlError, placeOf } from "./where.js";
 
 /**
@@ -214,35 +215,42 @@ class Compiler {
   }
 
   /** Arithmetic in numeric: exact, no float overflow; division by zero and values beyond ±1e100 are unknown. */
+  private arithmetic = 0;
+
   private arith(s: Scalar & { kind: "arith" }): SQL {
+    if (++this.arithmetic > CQL_LIMITS.arithmetic)
+      fail(`a filter may hold at most ${CQL_LIMITS.arithmetic} arithmetic operators`, s);
     const l = this.value(s.left, "numeric");
     const r = this.value(s.right, "numeric");
-    let result: SQL;
+    const bound = sql.raw(ARITH_BOUND);
+    let v: SQL;
     switch (s.op) {
       case "+":
-        result = sql`(${l} + ${r})`;
+        v = sql`l + r`;
         break;
       case "-":
-        result = sql`(${l} - ${r})`;
+        v = sql`l - r`;
         break;
       case "*":
-        result = sql`(${l} * ${r})`;
+        v = sql`l * r`;
         break;
       case "/":
-        result = sql`(${l} / nullif(${r}, 0))`;
+        v = sql`l / nullif(r, 0)`;
         break;
       case "%":
-        result = sql`mod(${l}, nullif(${r}, 0))`;
+        v = sql`mod(l, nullif(r, 0))`;
         break;
       case "div":
-        result = sql`div(${l}, nullif(${r}, 0))`;
+        v = sql`div(l, nullif(r, 0))`;
         break;
       case "^":
         // power() refuses 0 ^ negative and negative ^ fraction; those, and exponents past ±100, are unknown.
-        result = sql`(case when abs(${r}) <= 100 and (${l} > 0 or (${l} < 0 and ${r} = trunc(${r})) or (${l} = 0 and ${r} >= 0)) and (${l} = 0 or abs(${l}) between 1e-100 and ${sql.raw(ARITH_BOUND)}) then power(${l}, ${r}) end)`;
+        v = sql`case when abs(r) <= 100 and (l > 0 or (l < 0 and r = trunc(r)) or (l = 0 and r >= 0)) and (l = 0 or abs(l) >= 1e-100) then power(l, r) end`;
         break;
     }
-    return sql`(case when abs(${result}) <= ${sql.raw(ARITH_BOUND)} then ${result} end)`;
+    // Each operand is written once (named l and r in a subquery), so nested arithmetic grows the SQL linearly;
+    // `offset 0` keeps the planner from pulling the subqueries up, which would copy each operand into every use.
+    return sql`(select case when abs(v) <= ${bound} then v end from (select ${v} as v from (select ${l} as l, ${r} as r offset 0) o offset 0) w)`;
   }
 
   private compare(op: ComparisonOp, left: Scalar, right: Scalar, node: unknown): SQL {

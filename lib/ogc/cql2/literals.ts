@@ -11,7 +11,14 @@ import type { BboxLit, DateLit, GeometryLit, Position, TimestampLit } from "./as
  * level of nesting: a parenthesis, a NOT, a function or an operator each open one (NOT NOT NOT … is as deep as it
  * is long). `length` is the text's characters or the JSON's.
  */
-export const CQL_LIMITS = { length: 8192, depth: 32, listItems: 1000, vertices: 10_000 } as const;
+export const CQL_LIMITS = {
+  length: 8192,
+  depth: 32,
+  listItems: 1000,
+  vertices: 10_000,
+  /** arithmetic operators in one filter: each is a small subquery per row (compile.ts) */
+  arithmetic: 32,
+} as const;
 
 export function timestampLit(value: string): TimestampLit | string {
   const instant = rfc3339(value);

@@ -206,7 +206,11 @@ class JsonParser {
       if (j.includes("\u0000")) this.fail("a string must not contain U+0000 (NUL)", at);
       return this.put({ kind: "string", value: j }, at);
     }
-    if (typeof j === "number") return this.put({ kind: "number", value: j }, at);
+    if (typeof j === "number") {
+      // JSON.parse reads 1e309 as Infinity; a number must be one PostgreSQL and the text encoding can hold.
+      if (!Number.isFinite(j)) this.fail("number out of range", at);
+      return this.put({ kind: "number", value: j }, at);
+    }
     if (typeof j === "boolean") return this.put({ kind: "boolean", value: j }, at);
     if (isObject(j)) {
       if (has(j, "property")) return this.property(j, at);
