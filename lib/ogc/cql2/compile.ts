@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { rfc3339 } from "../../params.js";
+import { rfc3339 } from "../../params/grammar.js";
 import { sqlTimestamp } from "../../proofs/timestamps.js";
 import type {
   ArrayLit,

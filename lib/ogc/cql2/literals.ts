@@ -1,4 +1,4 @@
-import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params.js";
+import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params/grammar.js";
 import type { BboxLit, DateLit, GeometryLit, Position, TimestampLit } from "./ast.js";
 
 /**
@@ -46,7 +46,7 @@ export function intervalEndLit(value: string): { kind: "open" } | DateLit | Time
     : `invalid INTERVAL end '${value}' (a date or RFC 3339 time in ${YEARS}, or '..')`;
 }
 
-/** BBOX(…): the bbox parameter's rules (lib/params.ts), so BBOX(…) and bbox= cannot disagree. */
+/** BBOX(…): the bbox parameter's rules (lib/params/grammar.ts), so BBOX(…) and bbox= cannot disagree. */
 export function bboxLit(n: readonly number[]): BboxLit | string {
   const box = checkBbox(n, "BBOX");
   return typeof box === "string" ? box : { kind: "bbox", ...box };
