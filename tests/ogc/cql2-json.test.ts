@@ -224,3 +224,34 @@ describe("CQL2 at the database's edges: a 200 or a 400, never a 500", () => {
     }
   });
 });
+
+describe("CQL2 IN: a long list is one bound array", () => {
+  it("answers as the short form does, for numbers, strings, addresses and times, negated too", async () => {
+    const some = rows.slice(0, 12);
+    const blocks = some.map((r) => r.blockNumber);
+    const provers = some.map((r) => r.prover.toUpperCase().replace("0X", "0x"));
+    const times = some
+      .filter((r) => r.eventTimestamp)
+      .map((r) => `TIMESTAMP('${r.eventTimestamp!.toISOString()}')`);
+    const want = (pred: (r: NewLocationProofRow) => boolean) =>
+      rows
+        .filter(pred)
+        .map((r) => r.uid)
+        .sort();
+    expect(await ids(ITEMS, `block_number IN (${blocks.join(", ")})`)).toEqual(
+      want((r) => blocks.includes(r.blockNumber)),
+    );
+    expect(await ids(ITEMS, `block_number NOT IN (${blocks.join(", ")})`)).toEqual(
+      want((r) => !blocks.includes(r.blockNumber)),
+    );
+    expect(await ids(ITEMS, `prover IN (${provers.map((p) => `'${p}'`).join(", ")})`)).toEqual(
+      want((r) => provers.map((p) => p.toLowerCase()).includes(r.prover)),
+    );
+    const instants = some.filter((r) => r.eventTimestamp).map((r) => r.eventTimestamp!.getTime());
+    expect(await ids(ITEMS, `event_timestamp IN (${times.join(", ")})`)).toEqual(
+      want((r) => r.eventTimestamp != null && instants.includes(r.eventTimestamp.getTime())),
+    );
+    const q = new PgDialect().sqlToQuery(cql2Filter(`block_number IN (${blocks.join(", ")})`));
+    expect(q.params).toHaveLength(1);
+  });
+});
