@@ -32,6 +32,8 @@ export type SyncOptions = {
   statementTimeoutMs: number;
   /** Asked next to the time budget: true stops the run the same way (after the batch in flight; e.g. Ctrl-C). */
   shouldStop?: () => boolean;
+  /** Proofs per page of revocation reconciliation (lib/sync/revocations.ts RECONCILE_PAGE unless set). */
+  reconcilePageSize?: number;
   /** Which schemas are indexed (SCHEMA_MODE, SCHEMA_ALLOW, SCHEMA_DENY; lib/sync/schemas.ts). */
   schemaPolicy: SchemaPolicy;
 };

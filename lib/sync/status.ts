@@ -101,5 +101,13 @@ export async function chainStatus(deps: {
         }
       : null,
     last_success_at: iso(runs.lastSuccessAt),
+    // Revocation reconciliation's pass (lib/sync/revocations.ts): where it stands, and when one last completed.
+    reconciliation: {
+      in_pass: state.reconcileCursor !== null,
+      cursor_uid: state.reconcileCursor,
+      checked_in_pass: state.reconcileChecked,
+      pass_started_at: iso(state.reconcilePassStartedAt),
+      last_completed_at: iso(state.reconcileCompletedAt),
+    },
   };
 }
