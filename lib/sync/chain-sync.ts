@@ -5,6 +5,7 @@ import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { errorFields, log } from "../log.js";
 import { backfillSchemas, startBackfills } from "./backfill.js";
+import { deleteRows } from "./deletes.js";
 import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
 import type { SyncOptions } from "./options.js";
@@ -167,7 +168,8 @@ export function createChainSync(deps: ChainSyncDeps) {
               rangeSize: leased.rangeSize,
             });
             if (done.cursor >= from) cursor = done.cursor;
-            complete = found.complete && done.complete && target >= confirmedHead;
+            const deleted = await deleteRows(stage);
+            complete = found.complete && done.complete && target >= confirmedHead && deleted;
           } else if (!startedBackfills) {
             // Once per engine: the backfill script's later runs continue the backfill rather than restart it.
             await startBackfills(stage, schemas, deps.onlySchemas, cursor);
