@@ -3,6 +3,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { proofCellCounts as c, locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "./filter.js";
 import { distanceSql, EARTH_RADIUS_M, type Near } from "./near.js";
+import { SMALL_RESULT } from "./plan.js";
 import type { ProofRow, RowsQuery } from "./rows.js";
 import type { Cursor } from "./sort.js";
 
@@ -21,9 +22,6 @@ import type { Cursor } from "./sort.js";
  *
  * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
  */
-
-/** Up to this many matches in a part, its pages read the whole circle (as pageAndCount's SMALL_RESULT). */
-const WHOLE_CIRCLE = 5000;
 
 /** How much wider each next ring is, at least. */
 const WIDENING = 2;
@@ -151,7 +149,7 @@ export async function readNearest(
   const needed = r.limit + (r.offset ?? 0);
   const radius = r.near.radius;
   let ring = radius;
-  if (r.count > WHOLE_CIRCLE) ring = Math.min(radius, await firstRadius(r, d0, needed));
+  if (r.count > SMALL_RESULT) ring = Math.min(radius, await firstRadius(r, d0, needed));
   // Each next ring is `factor` times as wide beyond the cursor, so the MAX_RINGS-th is the whole circle.
   const factor = Math.max(WIDENING, ((radius - d0) / Math.max(1, ring - d0)) ** (1 / (MAX_RINGS - 1)));
   for (let rings = 1; ; rings++) {
