@@ -1,6 +1,6 @@
 import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import { sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { PgDatabase, PgQueryResultHKT, PgTransactionConfig } from "drizzle-orm/pg-core";
 import { beforeStatement, timeLeft } from "../lib/budget/request-budget.js";
 import { type Config, ConfigError, getConfig, requireDatabaseUrl } from "../lib/config.js";
 import { DatabaseTimeoutError, isDatabaseOutage } from "./errors.js";
@@ -288,7 +288,12 @@ const dedicatedConnections = new WeakMap<Db, () => Promise<{ db: Db; release(err
  * deadline of the queries inside follows it. Everything else keeps the public budget. The only way this service
  * opens a transaction (see dedicatedConnections for why not `db.transaction` directly).
  */
-export function transactionWithBudget<T>(db: Db, ms: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+export function transactionWithBudget<T>(
+  db: Db,
+  ms: number,
+  work: (tx: Tx) => Promise<T>,
+  config?: PgTransactionConfig,
+): Promise<T> {
   const run = async (tx: Tx) => {
     await tx.execute(sql.raw(`set local statement_timeout = ${Math.max(1, Math.floor(ms))}`));
     return work(tx);
@@ -296,11 +301,11 @@ export function transactionWithBudget<T>(db: Db, ms: number, work: (tx: Tx) => P
   return statementBudget.run(ms, async () => {
     const checkout = dedicatedConnections.get(db);
     // PGlite (one in-process session) has no pool to leak from.
-    if (!checkout) return db.transaction(run);
+    if (!checkout) return db.transaction(run, config);
     const connection = await checkout();
     let failure: Error | undefined;
     try {
-      return await connection.db.transaction(run);
+      return await connection.db.transaction(run, config);
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       throw error;
