@@ -73,6 +73,8 @@ const EnvSchema = v.object({
   // database (/, /api/v0/config) down with it; the ones that do answer a 503 naming it.
   DATABASE_URL: optionalNonEmpty,
   DATABASE_DRIVER: v.optional(v.picklist(["pg", "neon"], "DATABASE_DRIVER must be pg or neon")),
+  // Checked by databaseProblem() below too: a bad replica URL takes down the public reads, never the sync.
+  DATABASE_READ_URL: optionalNonEmpty,
   PUBLIC_BASE_URL: url("PUBLIC_BASE_URL"),
   CRON_SECRET: optionalNonEmpty,
   LOG_LEVEL: v.optional(
@@ -150,6 +152,13 @@ export type Config = {
    * of it, and one that would start with almost nothing left is not sent (503 RequestBudgetExceeded).
    */
   requestBudgetMs: number;
+  /**
+   * Read replicas (DATABASE_READ_URL, one URL or several separated by commas): the public reads go there, the sync,
+   * the cron and every write to DATABASE_URL (db/read-scope.ts). Empty: everything reads the primary.
+   */
+  databaseReadUrls: string[];
+  /** Why DATABASE_READ_URL cannot be used (a malformed URL in it). */
+  databaseReadProblem: string | undefined;
   /** Forces the driver for DATABASE_URL (default: Neon's serverless driver for *.neon.tech hosts, else node-postgres). */
   databaseDriver: "pg" | "neon" | undefined;
   publicBaseUrl: string | undefined;
@@ -161,7 +170,7 @@ export type Config = {
    * Which schemas are indexed (lib/sync/schemas.ts): SCHEMA_MODE (`discover`: every location schema found by its
    * field names; `known`: the v0.1 schema and the allowed ones), SCHEMA_ALLOW and SCHEMA_DENY (UIDs, lowercase).
    */
-  schemas: { mode: "discover" | "known"; allow: ReadonlySet<string>; deny: ReadonlySet<string> };
+  { mode: "discover" | "known"; allow: ReadonlySet<string>; deny: ReadonlySet<string> };
   rateLimitPerMinute: number;
   /** Key prefix of the rate limiter's counters in Redis (lets several deployments or test runs share one Redis). */
   rateLimitPrefix: string;
@@ -183,7 +192,7 @@ export type Config = {
   /** The cron answers 503 once a chain's runs were skipped this many times in a row (lib/sync/writer-health.ts). */
   syncAlertAfterSkips: number;
   redisUrl: string | undefined;
-  upstash: { url: string; token: string } | undefined;
+  { url: string; token: string } | undefined;
   /**
    * True when running on Vercel (VERCEL=1): production rules apply (no embedded database, fail closed). Not under
    * `vercel dev` (VERCEL_ENV=development), which is local development and runs `npm run dev`.
@@ -193,7 +202,7 @@ export type Config = {
    * A raster tile layer drawn under the features of the HTML maps, when BASEMAP_TILE_URL is set (with its
    * attribution); `origin` is the one origin the pages' Content-Security-Policy then lets images come from.
    */
-  basemapTiles: { url: string; origin: string; attribution: string } | undefined;
+  { url: string; origin: string; attribution: string } | undefined;
   /** The footer of the HTML pages: where to reach the operator (SERVICE_CONTACT_URL) and the data licence. */
   contactUrl: string | undefined;
   dataLicense: string | undefined;
@@ -213,13 +222,17 @@ export class ConfigError extends Error {
 }
 
 /** Why DATABASE_URL cannot be used, if it cannot: the message names the variable, never its value. */
-function databaseProblem(url: string | undefined, onVercel: boolean): string | undefined {
+function databaseProblem(
+  url: string | undefined,
+  onVercel: boolean,
+  name = "DATABASE_URL",
+): string | undefined {
   if (url === undefined) {
     return onVercel
-      ? "DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)"
+      ? `${name} is required on Vercel (the embedded PGlite database is for local runs only)`
       : undefined;
   }
-  const invalid = "DATABASE_URL must be a postgres:// or postgresql:// URL with a host";
+  const invalid = `${name} must be a postgres:// or postgresql:// URL with a host`;
   if (!/^postgres(ql)?:\/\//.test(url)) return invalid;
   try {
     return new URL(url).hostname ? undefined : invalid;
@@ -255,6 +268,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ]);
   }
   const problem = databaseProblem(e.DATABASE_URL, onVercel);
+  const readUrls = (e.DATABASE_READ_URL ?? "")
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  const readProblem =
+    readUrls.map((u) => databaseProblem(u, false, "DATABASE_READ_URL")).find(Boolean) ??
+    (readUrls.length && e.DATABASE_URL === undefined
+      ? "DATABASE_READ_URL needs DATABASE_URL (the primary, for the sync and every write)"
+      : undefined);
   const basemapTiles = tileLayer(e.BASEMAP_TILE_URL, e.BASEMAP_ATTRIBUTION);
   return {
     port: e.PORT,
@@ -267,6 +289,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       syncStatementTimeoutMs: e.SYNC_STATEMENT_TIMEOUT_MS,
     },
     requestBudgetMs: e.REQUEST_BUDGET_MS,
+    databaseReadUrls: readProblem ? [] : readUrls,
+    databaseReadProblem: readProblem,
     databaseDriver: e.DATABASE_DRIVER,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     cronSecret: e.CRON_SECRET,
