@@ -170,7 +170,7 @@ export type Config = {
    * Which schemas are indexed (lib/sync/schemas.ts): SCHEMA_MODE (`discover`: every location schema found by its
    * field names; `known`: the v0.1 schema and the allowed ones), SCHEMA_ALLOW and SCHEMA_DENY (UIDs, lowercase).
    */
-  { mode: "discover" | "known"; allow: ReadonlySet<string>; deny: ReadonlySet<string> };
+  schemas: { mode: "discover" | "known"; allow: ReadonlySet<string>; deny: ReadonlySet<string> };
   rateLimitPerMinute: number;
   /** Key prefix of the rate limiter's counters in Redis (lets several deployments or test runs share one Redis). */
   rateLimitPrefix: string;
@@ -192,7 +192,7 @@ export type Config = {
   /** The cron answers 503 once a chain's runs were skipped this many times in a row (lib/sync/writer-health.ts). */
   syncAlertAfterSkips: number;
   redisUrl: string | undefined;
-  { url: string; token: string } | undefined;
+  upstash: { url: string; token: string } | undefined;
   /**
    * True when running on Vercel (VERCEL=1): production rules apply (no embedded database, fail closed). Not under
    * `vercel dev` (VERCEL_ENV=development), which is local development and runs `npm run dev`.
@@ -202,7 +202,7 @@ export type Config = {
    * A raster tile layer drawn under the features of the HTML maps, when BASEMAP_TILE_URL is set (with its
    * attribution); `origin` is the one origin the pages' Content-Security-Policy then lets images come from.
    */
-  { url: string; origin: string; attribution: string } | undefined;
+  basemapTiles: { url: string; origin: string; attribution: string } | undefined;
   /** The footer of the HTML pages: where to reach the operator (SERVICE_CONTACT_URL) and the data licence. */
   contactUrl: string | undefined;
   dataLicense: string | undefined;
@@ -288,9 +288,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       syncStatementTimeoutMs: e.SYNC_STATEMENT_TIMEOUT_MS,
     },
-    requestBudgetMs: e.REQUEST_BUDGET_MS,
     databaseReadUrls: readProblem ? [] : readUrls,
     databaseReadProblem: readProblem,
+    requestBudgetMs: e.REQUEST_BUDGET_MS,
     databaseDriver: e.DATABASE_DRIVER,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     cronSecret: e.CRON_SECRET,
