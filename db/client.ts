@@ -1,6 +1,7 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import { sql } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { PgDatabase, PgQueryResultHKT, PgTransactionConfig } from "drizzle-orm/pg-core";
+import { beforeStatement, timeLeft } from "../lib/budget/request-budget.js";
 import { type Config, ConfigError, getConfig, requireDatabaseUrl } from "../lib/config.js";
 import { DatabaseTimeoutError, isDatabaseOutage } from "./errors.js";
 import { bucket, readKey } from "./read-scope.js";
@@ -127,10 +128,7 @@ function withDeadline<C extends new (...args: any[]) => AnyClient>(Base: C, budg
     }
 
     override query(...args: unknown[]): unknown {
-      const settle = armDeadline(
-        this,
-        (statementBudget.getStore() ?? budgets.statementTimeoutMs) + DEADLINE_MARGIN_MS,
-      );
+      const settle = armDeadline(this, statementDeadline(budgets));
       const at = args.findIndex((a) => typeof a === "function");
       if (at >= 0) {
         args[at] = settledCallback(args[at] as QueryCallback, settle);
@@ -143,6 +141,37 @@ function withDeadline<C extends new (...args: any[]) => AnyClient>(Base: C, budg
       return result;
     }
   };
+}
+
+/**
+ * A statement's client-side deadline: its budget (the public one, or a transaction's) and a margin for the server
+ * to stop it first; within a request, never later than the request's own deadline (lib/budget/request-budget.ts).
+ * Passing that one discards the connection — the server still ends the statement at its statement_timeout — and
+ * the request answers 503 RequestBudgetExceeded (lib/http/respond.ts).
+ */
+function statementDeadline(budgets: DatabaseBudgets): number {
+  const own = (statementBudget.getStore() ?? budgets.statementTimeoutMs) + DEADLINE_MARGIN_MS;
+  const left = timeLeft();
+  return left === undefined ? own : Math.max(1, Math.min(own, left));
+}
+
+/**
+ * Drizzle's logger sees every statement as it is sent, in the caller's async context: where the request's budget
+ * counts it, and refuses one the request has no time left for (before it reaches the database).
+ */
+export const STATEMENT_HOOK = { logQuery: (query: string) => beforeStatement(query) };
+
+/**
+ * A pool whose `connect(callback)` calls back in the caller's async context. The pool calls a waiting request back
+ * from the release of another one's connection, which would run the statement under that other request's budget.
+ */
+function keepCallerContext<P extends { connect(...args: any[]): unknown }>(pool: P): P {
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) =>
+    typeof args[0] === "function"
+      ? connect(AsyncResource.bind(args[0] as (...a: unknown[]) => unknown))
+      : connect(...args);
+  return pool;
 }
 
 /** Pool options both drivers share: the connection wait (new or from a full pool) is bounded, idle ones expire. */
@@ -192,31 +221,33 @@ export async function connect(
         );
       }
     };
-    const pool = new DeadlinePool(poolOptions(url, budgets));
+    const pool = keepCallerContext(new DeadlinePool(poolOptions(url, budgets)));
     return pooledHandle<typeof pool, import("@neondatabase/serverless").PoolClient>(
       pool,
       "neon",
-      (client) => drizzle({ client, schema }) as unknown as Db,
+      (client) => drizzle({ client, schema, logger: STATEMENT_HOOK }) as unknown as Db,
     );
   }
   const [{ default: pg }, { drizzle }] = await Promise.all([
     import("pg"),
     import("drizzle-orm/node-postgres"),
   ]);
-  const pool = new pg.Pool({
-    ...poolOptions(url, budgets),
-    Client: withDeadline(pg.Client as unknown as new (...args: any[]) => AnyClient, budgets) as never,
-    // Sent at connection startup: the server cancels a statement that runs too long, and ends a session left idle
-    // inside a transaction (a client that died mid-commit) instead of holding its locks.
-    statement_timeout: budgets.statementTimeoutMs,
-    idle_in_transaction_session_timeout: budgets.syncStatementTimeoutMs + DEADLINE_MARGIN_MS,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-  });
+  const pool = keepCallerContext(
+    new pg.Pool({
+      ...poolOptions(url, budgets),
+      Client: withDeadline(pg.Client as unknown as new (...args: any[]) => AnyClient, budgets) as never,
+      // Sent at connection startup: the server cancels a statement that runs too long, and ends a session left idle
+      // inside a transaction (a client that died mid-commit) instead of holding its locks.
+      statement_timeout: budgets.statementTimeoutMs,
+      idle_in_transaction_session_timeout: budgets.syncStatementTimeoutMs + DEADLINE_MARGIN_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    }),
+  );
   return pooledHandle<typeof pool, import("pg").PoolClient>(
     pool,
     "pg",
-    (client) => drizzle({ client, schema }) as unknown as Db,
+    (client) => drizzle({ client, schema, logger: STATEMENT_HOOK }) as unknown as Db,
   );
 }
 
@@ -258,7 +289,12 @@ const dedicatedConnections = new WeakMap<Db, () => Promise<{ db: Db; release(err
  * deadline of the queries inside follows it. Everything else keeps the public budget. The only way this service
  * opens a transaction (see dedicatedConnections for why not `db.transaction` directly).
  */
-export function transactionWithBudget<T>(db: Db, ms: number, work: (tx: Tx) => Promise<T>): Promise<T> {
+export function transactionWithBudget<T>(
+  db: Db,
+  ms: number,
+  work: (tx: Tx) => Promise<T>,
+  config?: PgTransactionConfig,
+): Promise<T> {
   const run = async (tx: Tx) => {
     await tx.execute(sql.raw(`set local statement_timeout = ${Math.max(1, Math.floor(ms))}`));
     return work(tx);
@@ -266,11 +302,11 @@ export function transactionWithBudget<T>(db: Db, ms: number, work: (tx: Tx) => P
   return statementBudget.run(ms, async () => {
     const checkout = dedicatedConnections.get(db);
     // PGlite (one in-process session) has no pool to leak from.
-    if (!checkout) return db.transaction(run);
+    if (!checkout) return db.transaction(run, config);
     const connection = await checkout();
     let failure: Error | undefined;
     try {
-      return await connection.db.transaction(run);
+      return await connection.db.transaction(run, config);
     } catch (error) {
       failure = error instanceof Error ? error : new Error(String(error));
       throw error;

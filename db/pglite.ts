@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
-import type { Db, DbHandle } from "./client.js";
+import { type Db, type DbHandle, STATEMENT_HOOK } from "./client.js";
 import * as schema from "./schema.js";
 
 /**
@@ -17,6 +17,7 @@ export async function openPglite(
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
-  const db = drizzle({ client, schema }) as unknown as Db;
+  // The request budget's hook (db/client.ts): PGlite cannot cancel a statement, so it is checked before each one.
+  const db = drizzle({ client, schema, logger: STATEMENT_HOOK }) as unknown as Db;
   return { db, kind: "pglite", client, close: () => client.close() };
 }

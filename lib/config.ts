@@ -108,6 +108,8 @@ const EnvSchema = v.object({
   DATABASE_CONNECT_TIMEOUT_MS: v.optional(intFrom("DATABASE_CONNECT_TIMEOUT_MS", 100, 60_000), "3000"),
   DATABASE_STATEMENT_TIMEOUT_MS: v.optional(intFrom("DATABASE_STATEMENT_TIMEOUT_MS", 100, 600_000), "4000"),
   SYNC_STATEMENT_TIMEOUT_MS: v.optional(intFrom("SYNC_STATEMENT_TIMEOUT_MS", 100, 600_000), "8000"),
+  // Within the functions' maxDuration (30 s in vercel.json), with room to answer.
+  REQUEST_BUDGET_MS: v.optional(intFrom("REQUEST_BUDGET_MS", 500, 25_000), "10000"),
   REDIS_URL: optionalMatching(/^rediss?:\/\//, "REDIS_URL must start with redis://"),
   UPSTASH_REDIS_REST_URL: url("UPSTASH_REDIS_REST_URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalNonEmpty,
@@ -145,6 +147,11 @@ export type Config = {
    * the connection). The sync engine's transactions get their own, longer statement budget.
    */
   database: { connectTimeoutMs: number; statementTimeoutMs: number; syncStatementTimeoutMs: number };
+  /**
+   * How long one public request may take, end to end (lib/budget/request-budget.ts): its statements get what is left
+   * of it, and one that would start with almost nothing left is not sent (503 RequestBudgetExceeded).
+   */
+  requestBudgetMs: number;
   /**
    * Read replicas (DATABASE_READ_URL, one URL or several separated by commas): the public reads go there, the sync,
    * the cron and every write to DATABASE_URL (db/read-scope.ts). Empty: everything reads the primary.
@@ -283,6 +290,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     databaseReadUrls: readProblem ? [] : readUrls,
     databaseReadProblem: readProblem,
+    requestBudgetMs: e.REQUEST_BUDGET_MS,
     databaseDriver: e.DATABASE_DRIVER,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     cronSecret: e.CRON_SECRET,

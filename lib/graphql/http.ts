@@ -15,6 +15,7 @@ import {
   specifiedRules,
   validate,
 } from "graphql/index.mjs";
+import pLimit from "p-limit";
 import * as v from "valibot";
 import { BoundedMap } from "../cache/bounded-map.js";
 import { readJsonBody } from "../http/body.js";
@@ -22,7 +23,7 @@ import { ApiError, badParameter } from "../http/errors.js";
 import { parseQuery } from "../http/query.js";
 import { requestUrl } from "../http/request-url.js";
 import { bytesResponse, listBytes, textResponse } from "../http/respond.js";
-import { limitErrors, MAX_TOKENS } from "./limits.js";
+import { limitErrors, MAX_CONCURRENT_READS, MAX_TOKENS } from "./limits.js";
 import { ARGUMENT_CHECKS, type GraphQLContext, type Splice, schema } from "./schema.js";
 
 /**
@@ -252,7 +253,7 @@ async function run(params: Params, request: Request): Promise<Outcome> {
   if (limited.length) return refused(limited, "QueryTooComplex");
   const bad = argumentErrors(document, operation, coerced.coerced);
   if (bad.length) return refused(bad, "InvalidParameterValue");
-  const contextValue: GraphQLContext = { request, splices: [] };
+  const contextValue: GraphQLContext = { request, splices: [], read: pLimit(MAX_CONCURRENT_READS) };
   const result = await execute({
     schema,
     document,

@@ -41,7 +41,16 @@ import { LocationProofType, type NativeRecord } from "./proof-type.js";
  * What every resolver gets: the HTTP request (the list's page is built for it, as the native list's is), and the
  * pages whose proofs PostgreSQL wrote as the answer's JSON, for the response to splice in (lib/graphql/nodes-plan.ts).
  */
-export type GraphQLContext = { request: Request; splices: Splice[] };
+export type GraphQLContext = {
+  request: Request;
+  splices: Splice[];
+  /**
+   * Runs one root field's database work when a slot is free: graphql-js starts a query's root fields at once, and
+   * a request may read at most MAX_CONCURRENT_READS at a time (lib/graphql/limits.ts), so one request never holds
+   * the whole pool while other requests wait.
+   */
+  read: <T>(work: () => Promise<T>) => Promise<T>;
+};
 /** Where in the answer (its response path) a page's proofs go, as JSON texts. */
 export type Splice = { path: (string | number)[]; texts: string[] };
 
@@ -197,8 +206,9 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
       description:
         "One proof by attestation uid (0x + 64 hex digits, any case), revoked or not; null when none has it",
       args: { uid: { type: new GraphQLNonNull(GraphQLString) } },
-      resolve: async (_, args) => {
-        const row = await findProofByUid(await getDb(), ARGUMENT_CHECKS.locationProof!(args) as string);
+      resolve: async (_, args, context) => {
+        const uid = ARGUMENT_CHECKS.locationProof!(args) as string;
+        const row = await context.read(async () => findProofByUid(await getDb(), uid));
         return row ? serializeProof(row) : null;
       },
     },
@@ -218,11 +228,11 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
           description: "The endCursor of the page before (absent: the first page)",
         },
       },
-      resolve: async (_, args, _context, info): Promise<Page> => {
+      resolve: async (_, args, context, info): Promise<Page> => {
         const q = ARGUMENT_CHECKS.locationProofs!(args) as ListQuery;
         const plan = nodesPlan(info);
         // A proof here has no distance field: its JSON is the plan's whatever the filter (near and radius too).
-        const page = await listPage(q, () => plan.json);
+        const page = await context.read(() => listPage(q, () => plan.json));
         return {
           texts: (page.rows as JsonRow[]).map((row) => row.json),
           total: page.total,
@@ -236,13 +246,15 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
       type: new GraphQLNonNull(GraphQLInt),
       description: "How many proofs match the filter (the list's totalCount without a page)",
       args: { filter: filterArg },
-      resolve: async (_, args) =>
-        countMatching(await getDb(), listFilter(ARGUMENT_CHECKS.locationProofsCount!(args) as ListQuery)),
+      resolve: async (_, args, context) => {
+        const filter = listFilter(ARGUMENT_CHECKS.locationProofsCount!(args) as ListQuery);
+        return context.read(async () => countMatching(await getDb(), filter));
+      },
     },
     locationProofsStats: {
       type: new GraphQLNonNull(StatsType),
       description: "Statistics over every stored proof, overall and per chain",
-      resolve: async () => proofStats(await getDb()),
+      resolve: async (_, _args, context) => context.read(async () => proofStats(await getDb())),
     },
   },
 });

@@ -23,6 +23,7 @@ export type ErrorCode =
   | "TooManyRequests"
   | "InternalError"
   | "ServiceUnavailable"
+  | "RequestBudgetExceeded"
   | "QueryTimeout";
 
 export class ApiError extends Error {

@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import { databaseErrorOf, isDatabaseOutage, isStatementTimeout } from "../../db/errors.js";
+import { budgetSpent, requestBudgetExceeded } from "../budget/request-budget.js";
 import { ConfigError, getConfig } from "../config.js";
 import { errorFields, log, logOnce } from "../log.js";
 import { ApiError, serviceUnavailable } from "./errors.js";
@@ -141,6 +142,18 @@ function classify(error: unknown, request?: Request): unknown {
   if (error instanceof ConfigError) {
     const { message, settings } = misconfiguration(error);
     return serviceUnavailable(message, { settings });
+  }
+  // A statement stopped at the request's deadline (db/client.ts): the request's budget, not the database, ran out.
+  if (
+    !(error instanceof ApiError) &&
+    budgetSpent() &&
+    (isStatementTimeout(error) || isDatabaseOutage(error))
+  ) {
+    log("warn", "request budget spent", {
+      path: request ? requestUrl(request).pathname : undefined,
+      query: request ? requestUrl(request).search : undefined,
+    });
+    return requestBudgetExceeded();
   }
   if (!(error instanceof ApiError) && isStatementTimeout(error)) {
     log("warn", "statement timeout", {

@@ -1,4 +1,5 @@
 import { readingFromReplica } from "../../db/read-scope.js";
+import { statementsSent, withRequestBudget } from "../budget/request-budget.js";
 import { getConfig } from "../config.js";
 import { htmlErrorResponse } from "../html/error-page.js";
 import { log } from "../log.js";
@@ -97,6 +98,15 @@ const bodiless =
 function handle(handler: Handler, options: Options, checkAccess = true): Handler {
   return async (request: Request): Promise<Response> => {
     const started = performance.now();
+    // A public request runs within its time budget (lib/budget/request-budget.ts); the restricted ones (the sync)
+    // have budgets of their own (SYNC_TIME_BUDGET_MS, per statement SYNC_STATEMENT_TIMEOUT_MS).
+    const budget = options.access === "public" ? requestBudgetMs() : undefined;
+    return budget === undefined
+      ? serve(request, started)
+      : withRequestBudget(budget, () => serve(request, started), started);
+  };
+
+  async function serve(request: Request, started: number): Promise<Response> {
     let response: Response;
     // The rate-limit headers are computed once, so a 429's message and its Retry-After always agree.
     let limitHeaders: Record<string, string> = {};
@@ -123,9 +133,19 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
       path: requestUrl(request).pathname,
       status: response.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
+      statements: statementsSent(),
     });
     return response;
-  };
+  }
+}
+
+/** The request budget, or none when the configuration cannot be read (that error is the response's to report). */
+function requestBudgetMs(): number | undefined {
+  try {
+    return getConfig().requestBudgetMs;
+  } catch {
+    return undefined;
+  }
 }
 
 function finish(

@@ -15,16 +15,22 @@ import type { Cursor } from "./sort.js";
  * The matches within any radius r are exactly a prefix of the order, so a page read from the circle of radius r
  * that comes back full is the page. A page of a part of few matches reads the whole circle at once. One of many
  * matches (a wide radius) first sizes a ring by the densities of proofs in the 1° cells around the centre
- * (proof_cell_counts, one small statement: firstRing), then doubles it until the page is full or the ring is the
- * query's circle. The cost of a statement is its ring's rows (each read from the table to test its distance and
+ * (proof_cell_counts, one small statement: firstRing), then widens it geometrically until the page is full or the
+ * ring is the query's circle, which the MAX_RINGS-th ring always is. The cost of a statement is its ring's rows (each read from the table to test its distance and
  * the other conditions): proofs crowd in cities, where a ring sized by an even spread over the sphere would hold
  * many thousands to sort, and between them, where rings grown from nothing would take many statements.
  *
  * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
  */
 
-/** How much wider each next ring is. */
+/** How much wider each next ring is, at least. */
 const WIDENING = 2;
+/**
+ * The most statements one part of a page reads: the rings grow geometrically, fast enough that the last one is the
+ * query's whole circle. A cursor a client wrote by hand (any distance, any position: it grants nothing, so nothing
+ * stops it) therefore costs at most this many statements, however empty the space around it.
+ */
+export const MAX_RINGS = 4;
 /** The length of a degree of latitude on the sphere, in metres. */
 const DEGREE_M = (EARTH_RADIUS_M * Math.PI) / 180;
 /** The cells read around the centre's: this many on each side (a square of 9 × 9 cells). */
@@ -143,11 +149,10 @@ export async function readNearest(
   const needed = r.limit + (r.offset ?? 0);
   const radius = r.near.radius;
   let ring = radius;
-  if (r.count > SMALL_RESULT) {
-    const target = (r.cursor?.position ?? 0) + needed;
-    ring = Math.min(radius, Math.max(d0 + 1, firstRing(r.near, await r.cells(), target)));
-  }
-  for (;;) {
+  if (r.count > SMALL_RESULT) ring = Math.min(radius, await firstRadius(r, d0, needed));
+  // Each next ring is `factor` times as wide beyond the cursor, so the MAX_RINGS-th is the whole circle.
+  const factor = Math.max(WIDENING, ((radius - d0) / Math.max(1, ring - d0)) ** (1 / (MAX_RINGS - 1)));
+  for (let rings = 1; ; rings++) {
     const rows = await fetch({
       where: and(ring >= radius ? whereClause(r.part) : within(r, ring), position),
       orderBy: FORWARD,
@@ -156,6 +161,22 @@ export async function readNearest(
       distance,
     });
     if (rows.length >= r.limit || ring >= radius) return rows;
-    ring = Math.min(radius, d0 + WIDENING * (ring - d0));
+    ring = rings + 1 >= MAX_RINGS ? radius : Math.min(radius, d0 + factor * (ring - d0));
   }
+}
+
+/**
+ * The first ring's radius. Without a cursor: sized from the cells around the centre (firstRing). After a cursor at
+ * distance d0 that says `position` matches lie within it: the ring beyond d0 that holds HEADROOM times the rows the
+ * page needs at that same density (the disc's area grows as the square of its radius); a cursor from the centre's
+ * cells (d0 within the window's reach) takes the larger of both. Either is an estimate (a hand-written position is
+ * anything): the rings after it grow until the circle is read whole.
+ */
+async function firstRadius(r: NearestRead, d0: number, needed: number): Promise<number> {
+  const position = r.cursor?.position ?? 0;
+  const fromCells = () => r.cells().then((cells) => firstRing(r.near, cells, position + needed));
+  if (!r.cursor || d0 <= 0) return Math.max(1, await fromCells());
+  const byPosition = d0 * Math.sqrt(1 + (HEADROOM * needed) / Math.max(1, position));
+  const near = d0 < WINDOW * DEGREE_M ? await fromCells() : 0;
+  return Math.max(d0 + 1, byPosition, near);
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "../../db/client.js";
+import { type Db, transactionWithBudget } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
+import { getConfig } from "../config.js";
 import { fewCells } from "./cell-totals.js";
 import { pageCounts, sum } from "./count.js";
 import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
@@ -41,8 +42,25 @@ export type PageResult = {
  * between the page and its recount shows in the count only, as it would between two requests).
  */
 export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> {
+  if (!page.cursor && page.offset && page.parts.length > 1) {
+    // An offset page across parts finds its part from their counts: counts and rows are read under one snapshot
+    // (a read-only repeatable-read transaction), never from counts remembered under an older one, so a write in
+    // between can neither skip nor repeat a row within the response.
+    return transactionWithBudget(
+      db,
+      getConfig().database.statementTimeoutMs,
+      (tx) => readPage(tx as unknown as Db, page, false),
+      ONE_SNAPSHOT,
+    );
+  }
+  return readPage(db, page, true);
+}
+
+const ONE_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only" } as const;
+
+async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<PageResult> {
   const { filter, where, parts } = page;
-  const remembered = pageCounts.remembered(db, filter, where);
+  const remembered = mayRemember ? pageCounts.remembered(db, filter, where) : undefined;
   const rememberedTotal = remembered ? sum(remembered.parts) : 0;
   // An empty result, or an offset past the end, is answered by the count alone: it is checked first.
   const checkedByPage =

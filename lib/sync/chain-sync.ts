@@ -307,7 +307,7 @@ export function createChainSync(deps: ChainSyncDeps) {
   /** The heartbeat of the run in progress (one run at a time per instance). */
   let current: { lost: boolean } = { lost: false };
 
-  /** What the stages of one run share (lib/sync/stage.ts). */
+  /** What the stages of one run share (the Stage type, lib/sync/stream.ts). */
   function stageContext(started: number, outcome: RunOutcome, schemaOutcome: SchemaOutcome): Stage {
     const hashes = new Map<number, { hash: string; time: Date }>();
     return {

@@ -53,6 +53,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   TooManyRequests: true,
   InternalError: true,
   ServiceUnavailable: true,
+  RequestBudgetExceeded: true,
   QueryTimeout: true,
 };
 

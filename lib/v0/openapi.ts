@@ -76,7 +76,7 @@ const ERRORS = {
     message: "The server could not complete the request. Please try again later.",
   }),
   "503": error(
-    "The database is unavailable (retry after Retry-After), or the service is misconfigured (the setting is named)",
+    "The database is unavailable (retry after Retry-After), the request did not finish within the service's time budget for one request (code RequestBudgetExceeded, REQUEST_BUDGET_MS; retry after Retry-After), or the service is misconfigured (the setting is named)",
     {
       error: "Service Unavailable",
       code: "ServiceUnavailable",

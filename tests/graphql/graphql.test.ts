@@ -2,6 +2,7 @@ import { getIntrospectionQuery } from "graphql";
 import { auditServer } from "graphql-http";
 import { ClientError, GraphQLClient, gql } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setDatabase } from "../../db/client.js";
 import type { NewLocationProofRow } from "../../db/schema.js";
 import { camelCase } from "../../lib/graphql/proof-type.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
@@ -344,26 +345,116 @@ describe("limits, each named", () => {
     await expect(client.request(getIntrospectionQuery())).resolves.toBeTruthy();
   });
 
-  it("cost: reads and page sizes, aliases and variables included", async () => {
-    const pages = Array.from({ length: 3 }, (_, i) => `p${i}: locationProofs(first: $n) { totalCount }`).join(
-      " ",
-    );
-    const { errors } = await refusal(`query($n: Int) { ${pages} }`, { n: 1000 });
-    expect(errors[0]).toMatchObject({
-      message: expect.stringMatching(/cost limit of 1100/),
-      extensions: { code: "QueryTooComplex", limit: "cost", max: 1100, actual: 3030 },
-    });
-    const lookups = Array.from({ length: 111 }, (_, i) => `u${i}: locationProofsStats { total }`).join(" ");
-    expect((await refusal(`{ ${lookups} }`)).errors[0]!.extensions).toMatchObject({
-      limit: "cost",
-      actual: 1110,
-    });
-    // The largest native page and a few reads beside it are within it.
+  it("cost: every field answered, a page's fields once per proof it may hold, variables included", async () => {
+    // Every field of a proof on the largest page is within the limit (the native API's largest page)…
     await expect(
       client.request(
-        `{ locationProofs(first: 1000) { totalCount } locationProofsCount locationProofsStats { total } }`,
+        `{ locationProofs(first: 1000) { totalCount nodes { ${ALL_FIELDS} } } locationProofsCount locationProofsStats { total } }`,
       ),
     ).resolves.toBeTruthy();
+    // …and the same fields under a second name each are not: the answer would be twice that page.
+    const twice = PROOF_PROPERTIES.map((q) => `again_${q.name}: ${camelCase(q.name)}`).join(" ");
+    const { status, errors } = await refusal(
+      `query($n: Int) { locationProofs(first: $n) { nodes { ${ALL_FIELDS} ${twice} } } }`,
+      { n: 1000 },
+    );
+    expect(status).toBe(400);
+    const max = 1000 * PROOF_PROPERTIES.length + 1000;
+    expect(errors[0]).toMatchObject({
+      message: expect.stringMatching(new RegExp(`cost limit of ${max}`)),
+      extensions: {
+        code: "QueryTooComplex",
+        limit: "cost",
+        max,
+        actual: 10 + 1 + 1 + 2000 * PROOF_PROPERTIES.length,
+      },
+    });
+    // A page's size counts as its default when not given, and a small page leaves room for more fields.
+    await expect(
+      client.request(`{ locationProofs(first: 10) { nodes { ${ALL_FIELDS} ${twice} } } }`),
+    ).resolves.toBeTruthy();
+  });
+
+  it("aliases: one field under more than a few names in one selection is refused, at the root too", async () => {
+    // The issue's wide query: one proof's geometry under 1,500 names, on the largest page (12.7 MB on the devnet).
+    const wide = Array.from({ length: 1500 }, (_, i) => `a${i}: geometry`).join(" ");
+    const { status, errors } = await refusal(`{ locationProofs(first: 1000) { nodes { ${wide} } } }`);
+    expect(status).toBe(400);
+    expect(errors[0]).toMatchObject({
+      message: expect.stringMatching(/'geometry' is selected under 1500 names/),
+      extensions: { code: "QueryTooComplex", limit: "aliases", max: 4, actual: 1500, field: "geometry" },
+    });
+    // A hundred reads in one request (each cheap) are refused the same way.
+    const lookups = Array.from({ length: 111 }, (_, i) => `u${i}: locationProofsStats { total }`).join(" ");
+    expect((await refusal(`{ ${lookups} }`)).errors[0]!.extensions).toMatchObject({
+      limit: "aliases",
+      field: "locationProofsStats",
+      actual: 111,
+    });
+    // Four names are allowed.
+    const four = Array.from({ length: 4 }, (_, i) => `g${i}: geometry`).join(" ");
+    await expect(client.request(`{ locationProofs(first: 5) { nodes { ${four} } } }`)).resolves.toBeTruthy();
+  });
+
+  it("reads: at most two of one request's reads run at once (the pool has five connections)", async () => {
+    // A spy over the real database (no fault, nothing replaced): it counts the statements in flight.
+    let inFlight = 0;
+    let most = 0;
+    const counted = new Proxy(app.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== "execute" && key !== "select") return value;
+        if (key === "select") return (...args: unknown[]) => countedQuery(value.apply(target, args));
+        return async (...args: unknown[]) => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          try {
+            return await value.apply(target, args);
+          } finally {
+            inFlight--;
+          }
+        };
+      },
+    });
+    // A select builder is awaited as a thenable: count it while it runs.
+    const countedQuery = (builder: object): object =>
+      new Proxy(builder, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver) as (...a: unknown[]) => object;
+          if (key === "from" || key === "where")
+            return (...a: unknown[]) => countedQuery(value.apply(target, a));
+          if (key !== "then") return typeof value === "function" ? value.bind(target) : value;
+          return (resolve: (v: unknown) => void, reject: (e: unknown) => void) => {
+            inFlight++;
+            most = Math.max(most, inFlight);
+            return value.call(
+              target,
+              (v: unknown) => {
+                inFlight--;
+                resolve(v);
+              },
+              (e: unknown) => {
+                inFlight--;
+                reject(e);
+              },
+            );
+          };
+        },
+      });
+    setDatabase({ db: counted as typeof app.db, kind: "pglite", close: async () => {} });
+    try {
+      const reads = ["sepolia", "base", "devnet"]
+        .map(
+          (chain, i) =>
+            `p${i}: locationProofs(first: 3, filter: { chain: "${chain}", bbox: "-170,-80,170,80" }) { nodes { uid } } c${i}: locationProofsCount(filter: { chain: "${chain}", prover: "0x${String(i).repeat(40)}" })`,
+        )
+        .join(" ");
+      await client.request(`{ ${reads} locationProofsStats { total } }`);
+    } finally {
+      setDatabase({ db: app.db, kind: "pglite", close: async () => {} });
+    }
+    expect(most).toBeGreaterThanOrEqual(1);
+    expect(most).toBeLessThanOrEqual(2);
   });
 
   it("tokens", async () => {

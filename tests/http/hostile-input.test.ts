@@ -776,8 +776,16 @@ function graphqlEdges(endpoint: Endpoint): fc.Arbitrary<Built> {
       filter,
       first: fc.option(limitText(LIMITS.list), { nil: undefined }),
       after: fc.option(cursorText({}), { nil: undefined }),
+      // Wide queries (issue #32): one field of a proof under many names, which the alias and cost limits refuse.
+      wide: fc.option(
+        fc.record({
+          field: fc.constantFrom("geometry", "location", "memo", "applicationFields", "uid"),
+          names: fc.integer({ min: 1, max: 300 }),
+        }),
+        { nil: undefined },
+      ),
     })
-    .map(({ filter: f, first, after }): Built => {
+    .map(({ filter: f, first, after, wide }): Built => {
       const args = [
         `filter: { ${f} }`,
         first ? `first: ${first}` : "",
@@ -785,7 +793,10 @@ function graphqlEdges(endpoint: Endpoint): fc.Arbitrary<Built> {
       ]
         .filter(Boolean)
         .join(", ");
-      const query = `{ locationProofs(${args}) { totalCount nodes { uid eventTimestamp } pageInfo { endCursor } } locationProofsCount(filter: { ${f} }) }`;
+      const aliases = wide
+        ? Array.from({ length: wide.names }, (_, i) => `w${i}: ${wide.field}`).join(" ")
+        : "";
+      const query = `{ locationProofs(${args}) { totalCount nodes { uid eventTimestamp ${aliases} } pageInfo { endCursor } } locationProofsCount(filter: { ${f} }) }`;
       return {
         method: "GET",
         url: `${TEST_BASE}${endpoint.path}?query=${encodeURIComponent(query)}`,

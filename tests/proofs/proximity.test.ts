@@ -8,6 +8,8 @@ import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { whereClause } from "../../lib/proofs/filter.js";
 import { EARTH_RADIUS_M, MAX_RADIUS_M, type Near } from "../../lib/proofs/near.js";
+import { cellsAround, readNearest } from "../../lib/proofs/nearest.js";
+import { selectProofs } from "../../lib/proofs/rows.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 
 // Proximity (near, radius, sort=distance / sortby=distance): the set of proofs a circle returns equals an independent
@@ -314,6 +316,52 @@ describe("proximity over HTTP", () => {
     );
     const last = await app.get(`${base}&limit=30&offset=${expected.length - 10}`);
     expect(last.body.data.map((r: { uid: string }) => r.uid)).toEqual(expected.slice(-10).map((e) => e.uid));
+  });
+
+  it("a hand-written cursor, however far and whatever its position, costs at most 4 statements", async () => {
+    const c = { lon: -140, lat: 0, radius: MAX_RADIUS_M }; // the middle of the Pacific
+    const expected = sortedOracle(c, () => true);
+    expect(expected.length).toBeGreaterThan(5000);
+    const near = { lon: c.lon, lat: c.lat, radius: c.radius };
+    for (const d0 of [1, 1_000_000, 9_000_000, 15_000_000, 19_990_000])
+      for (const position of [0, 1, 1e9]) {
+        let statements = 0;
+        const rows = await readNearest(
+          {
+            near,
+            part: { near },
+            count: expected.length,
+            cursor: { direction: "next", position, values: [d0, "0x", 0] },
+            backward: false,
+            limit: 41,
+            cells: () => cellsAround(app.db, near),
+          },
+          async (q) => {
+            statements++;
+            return (await selectProofs(app.db, q)).rows;
+          },
+        );
+        const beyond = expected.filter((e) => e.d > d0);
+        expect(statements, `${d0} m, position ${position}`).toBeLessThanOrEqual(4);
+        expect(rows.length).toBe(Math.min(41, beyond.length));
+        const distances = rows.map((r) => (r as unknown as { distance: number }).distance);
+        expect(distances).toEqual([...distances].sort((a, b) => a - b));
+        for (const d of distances) expect(d).toBeGreaterThan(d0);
+        // The same rows as the whole circle read in one statement (what a part of few matches does).
+        const whole = await readNearest(
+          {
+            near,
+            part: { near },
+            count: 1,
+            cursor: { direction: "next", position, values: [d0, "0x", 0] },
+            backward: false,
+            limit: 41,
+            cells: () => cellsAround(app.db, near),
+          },
+          async (q) => (await selectProofs(app.db, q)).rows,
+        );
+        expect(rows.map((r) => r.uid)).toEqual(whole.map((r) => r.uid));
+      }
   });
 
   it("ANDs with the other filters, and carries the distance in the default order too", async () => {
