@@ -17,7 +17,11 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 // serve, not on the table's statistics. On PGlite, and on PostgreSQL in CI's second pass (DATABASE_URL).
 let app: TestApp;
 // A small table is enough: the settings, not the statistics, decide which indexes a plan may use.
-beforeAll(async () => insertProofs((app = await createTestApp()).db, sampleProofs({ count: 2000, seed: 9 })));
+beforeAll(async () => {
+  const created = await createTestApp();
+  app = created;
+  await insertProofs(created.db, sampleProofs({ count: 2000, seed: 9 }));
+});
 afterAll(() => app.close());
 
 async function explain(query: SQL, settings: string[], verbose = false): Promise<string> {
