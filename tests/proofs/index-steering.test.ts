@@ -70,9 +70,9 @@ describe("unindexed (coalesce(x, x))", () => {
     const tile = tileFilter({ chains: ["base"] }, { z: 4, x: 8, y: 5 });
     const steered = await explain(select(whereClause(tile)), ["enable_seqscan"]);
     expect(steered).toMatch(uses("location_proofs_tile_key_idx"));
-    expect(steered).not.toMatch(uses("location_proofs_chain_idx"));
+    expect(steered).not.toMatch(/location_proofs_chain\w*_idx/);
     const control = await explain(select(whereClause({ chains: ["base"] })), ["enable_seqscan"]);
-    expect(control).toMatch(uses("location_proofs_chain_idx"));
+    expect(control).toMatch(/location_proofs_chain\w*_idx/);
   });
 });
 
