@@ -17,6 +17,7 @@ import {
   timestamp,
   unique,
 } from "drizzle-orm/pg-core";
+import { distinctBoxForm } from "./index-steering.js";
 
 /** A GeoJSON geometry as stored (RFC 7946, longitude first). */
 export type StoredGeometry = { type: string; coordinates?: unknown; geometries?: unknown[] };
@@ -49,7 +50,7 @@ export const singleCell = (t: Bounds) =>
  * singleCell: a condition on this expression can only be answered by that index (lib/proofs/filter.ts,
  * spanningBoundsIntersect).
  */
-export const spanningBoundsBox = (t: Bounds) => sql`(${boundsBox(t)} + point(0, 0))`;
+export const spanningBoundsBox = (t: Bounds) => distinctBoxForm(boundsBox(t));
 
 /**
  * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):

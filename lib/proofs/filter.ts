@@ -1,4 +1,5 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { unindexed, unindexedBox } from "../../db/index-steering.js";
 import { boundsBox, locationProofs as p, spanningBoundsBox } from "../../db/schema.js";
 import { circleBox, coversSphere, type Near, withinDistance } from "./near.js";
 import { sqlTimestamp } from "./timestamps.js";
@@ -86,7 +87,7 @@ const BOUNDS = boundsBox(p);
  * The same box translated by nothing, an expression no index is built on: a condition on it filters the rows another
  * access path found (see IndexUse).
  */
-const UNINDEXED_BOUNDS = sql`(${BOUNDS} - point(0, 0))`;
+const UNINDEXED_BOUNDS = unindexedBox(BOUNDS);
 
 /**
  * Which of a filter's conditions a statement may use an index for (all, by default). A page reads a part of many
@@ -161,8 +162,8 @@ function pointInside(b: Bbox): SQL {
  * the table instead).
  */
 export function pointCoordinatesIn(b: Bbox, wrapped = true): SQL {
-  const x = wrapped ? sql`coalesce(${p.longitude}, ${p.longitude})` : sql`${p.longitude}`;
-  const y = wrapped ? sql`coalesce(${p.latitude}, ${p.latitude})` : sql`${p.latitude}`;
+  const x = wrapped ? unindexed(p.longitude) : sql`${p.longitude}`;
+  const y = wrapped ? unindexed(p.latitude) : sql`${p.latitude}`;
   const lon =
     b.minLon <= b.maxLon
       ? sql`${x} between ${b.minLon}::float8 and ${b.maxLon}::float8`
@@ -204,7 +205,7 @@ export function nearCondition(n: Near, indexed = true): SQL {
 }
 
 function timeCondition(t: TimeInterval, indexed = true): SQL {
-  const at = indexed ? sql`${p.eventTimestamp}` : sql`coalesce(${p.eventTimestamp}, ${p.eventTimestamp})`;
+  const at = indexed ? sql`${p.eventTimestamp}` : unindexed(p.eventTimestamp);
   const parts: SQL[] = [sql`${at} is not null`];
   if (t.start) parts.push(sql`${at} >= ${sqlTimestamp(t.start)}`);
   if (t.end) parts.push(sql`${at} <= ${sqlTimestamp(t.end)}`);

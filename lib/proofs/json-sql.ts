@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { SUBQUERY_FENCE } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { numberArraySql, OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty } from "./properties.js";
 import { renderedOnce as once } from "./sql-once.js";
@@ -45,13 +46,13 @@ const membersOf = (members: readonly Pick<ProofProperty, "name" | "source">[]): 
  * for it: the same bytes whether PostgreSQL or Node writes a record. float8's text has the same digits (both the shortest that read
  * back exactly), but writes a distance under 0.1 mm with an exponent of at least two digits: 3.5e-05 where
  * JavaScript writes 0.000035, 1.5e-07 where it writes 1.5e-7 (such a distance is a point within a hair of `near`).
- * Both switch to exponents for large numbers only far beyond any distance. OFFSET 0 keeps the planner from copying
- * the distance's expression into each of its uses: it is computed once.
+ * Both switch to exponents for large numbers only far beyond any distance. SUBQUERY_FENCE keeps the planner from
+ * copying the distance's expression into each of its uses: it is computed once.
  */
 const DISTANCE_HEAD = once(
   sql`(select case when d = 0 or d >= 1e-4::float8 then to_json(d) when d >= 1e-6::float8 then ('0.' || repeat('0', -1 - split_part(d::text, 'e', 2)::int) || replace(split_part(d::text, 'e', 1), '.', ''))::json else replace(d::text, 'e-0', 'e-')::json end from (select `,
 );
-const DISTANCE_TAIL = once(sql` as d offset 0) x)`);
+const DISTANCE_TAIL = once(sql` as d ${SUBQUERY_FENCE}) x)`);
 export const distanceJson = (distance: SQL): SQL => sql`${DISTANCE_HEAD}${distance}${DISTANCE_TAIL}`;
 
 /** One JSON object of the members (membersOf), in their order, then `distance` when given: row_to_json over a row. */

@@ -1,4 +1,5 @@
 import { type AnyColumn, and, or, type SQL, sql } from "drizzle-orm";
+import { unindexed } from "../../db/index-steering.js";
 import { BoundedMap } from "../cache/bounded-map.js";
 import { type PropertyType, proofProperty } from "./properties.js";
 import type { ProofRow } from "./rows.js";
@@ -105,9 +106,6 @@ function param(k: SortKey, value: unknown): SQL {
       return sql`${value}`;
   }
 }
-
-/** The first key as an expression no index provides: the planner then filters first and sorts the few matches. */
-const unindexed = (column: AnyColumn | SQL): SQL => sql`coalesce(${column}, ${column})`;
 
 /**
  * ORDER BY for a sort (offset paging): the total order of sortKeys, nulls last in either direction. `avoidIndex`

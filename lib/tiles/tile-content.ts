@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
+import { unindexed } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
@@ -57,7 +58,7 @@ export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
       // The chain is tested on the tile's candidates, never through the chain's index: a chain holds a large share
       // of all proofs, and the planner, misjudging the spatial condition's few rows, otherwise ANDs in a bitmap of
       // every proof of the chain.
-      ...(chains?.length ? [sql`coalesce(${p.chain}, ${p.chain}) in ${chains}`] : []),
+      ...(chains?.length ? [sql`${unindexed(p.chain)} in ${chains}`] : []),
       tileCondition(t),
     ],
   };

@@ -217,7 +217,7 @@ ${list}`,
   });
 }
 
-/** The map of every proof: MapLibre GL JS and its styles, the outlines' decoder and our script (TILE_MAP_JS). */
+/** The map of every proof: MapLibre GL JS and its styles, the outlines' decoder and our script (tile-map.mjs, lib/html/client/tile-map.ts). */
 const TILE_MAP_HEAD = `<link rel="stylesheet" href="${assetPath("maplibre-gl.css")}">
 <script src="${assetPath("topojson-client.js")}" defer></script>
 <script type="module" src="${assetPath("tile-map.mjs")}"></script>
