@@ -1,0 +1,31 @@
+import { EXPORT_F_VALUES, EXPORT_FORMATS } from "./formats.js";
+
+/**
+ * What the API documents say of the downloads (both OpenAPI documents: lib/ogc/openapi.ts, lib/v0/openapi.ts):
+ * each format's media type in the list's 200 response, and the 406 an Accept that names nothing served gets.
+ * The GeoJSON Text Sequence is declared without a schema: it is a sequence of JSON texts, not one.
+ */
+export const downloadContent = (): Record<string, Record<string, unknown>> =>
+  Object.fromEntries(
+    EXPORT_FORMATS.map((x) => [
+      x.type.split(";")[0]!,
+      x.f === "geojsonseq" ? {} : { schema: { type: "string", format: "binary" } },
+    ]),
+  );
+
+export const DOWNLOAD_DESCRIPTION = `With f=${EXPORT_F_VALUES.join("|")} (or their media type in Accept): every matching feature in one streamed download (no paging links; limit caps the whole download; X-Export-Rows says how many rows it holds, and a download cut at the row budget of one invocation names the rest in its Link rel="next" header).`;
+
+/** Adds the download media types and the 406 to a GET operation's document (its 200 response holds `content`). */
+export function withDownloads<T extends Record<string, unknown>>(pathItem: T, exception: unknown): T {
+  const get = pathItem.get as {
+    responses: Record<string, { description: string; content?: Record<string, unknown> }>;
+  };
+  const ok = get.responses["200"]!;
+  get.responses["200"] = {
+    ...ok,
+    description: `${ok.description}. ${DOWNLOAD_DESCRIPTION}`,
+    content: { ...ok.content, ...downloadContent() },
+  };
+  get.responses["406"] = exception as { description: string };
+  return pathItem;
+}
