@@ -15,6 +15,25 @@ export const downloadContent = (): Record<string, Record<string, unknown>> =>
 
 export const DOWNLOAD_DESCRIPTION = `With f=${EXPORT_F_VALUES.join("|")} (or their media type in Accept): every matching feature in one streamed download (no paging links; limit caps the whole download; X-Export-Rows says how many rows it holds, and a download cut at the row budget of one invocation names the rest in its Link rel="next" header).`;
 
+/** The headers of a download (docs/downloads.md). */
+const DOWNLOAD_HEADERS: Record<string, { description: string; schema: unknown }> = {
+  "X-Export-Rows": {
+    description:
+      "Downloads only: the exact number of rows (features) the download holds; a file with fewer was cut short",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  "X-Number-Matched": {
+    description:
+      "Downloads only: the number of features matching the filter (all of them, before limit, offset and the row budget)",
+    schema: { type: "string", pattern: "^[0-9]+$" },
+  },
+  Link: {
+    description:
+      'Downloads only, when cut at the row budget of one invocation: <url>; rel="next" names the request for the rest',
+    schema: { type: "string" },
+  },
+};
+
 /** Adds the download media types and the 406 to a GET operation's document (its 200 response holds `content`). */
 export function withDownloads<T extends Record<string, unknown>>(pathItem: T, exception: unknown): T {
   const get = pathItem.get as {
