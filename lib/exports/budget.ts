@@ -12,5 +12,12 @@ export function exportMaxRows(): number {
   return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_EXPORT_MAX_ROWS;
 }
 
-/** Rows in the first batch (an early first byte), and in every later one (few statements). */
-export const batchSize = (n: number): number => (n === 0 ? 500 : 5000);
+/**
+ * Rows in the first batch (an early first byte), and in every later one (few statements, each a small part of the
+ * time). `EXPORT_BATCH_ROWS` sets the later ones (a test makes many small batches with it).
+ */
+export function batchSize(n: number): number {
+  if (n === 0) return 500;
+  const raw = Number(process.env.EXPORT_BATCH_ROWS);
+  return Number.isSafeInteger(raw) && raw > 0 ? raw : 5000;
+}
