@@ -185,6 +185,23 @@ describe("downloads hold exactly the harvest of the items for the same filter", 
 });
 
 describe("asking for a download", () => {
+  it("an items page links each download of its filter (rel enclosure), without its paging, in JSON and HTML", async () => {
+    const page = await app.get(`${ITEMS}?bbox=0,0,60,60&chain=base&limit=5&offset=5`);
+    const enclosures = page.body.links.filter((l: { rel: string }) => l.rel === "enclosure");
+    expect(enclosures.map((l: { type: string }) => l.type).sort()).toEqual([
+      "application/flatgeobuf",
+      "application/geo+json-seq",
+      "application/vnd.apache.parquet",
+      "text/csv",
+    ]);
+    const csv = enclosures.find((l: { type: string }) => l.type === "text/csv");
+    expect(csv.href).toBe(`${TEST_BASE}${ITEMS}?bbox=0,0,60,60&chain=base&f=csv`);
+    const seq = await download(ITEMS, "bbox=0,0,60,60&chain=base&f=geojsonseq");
+    expect(Number(seq.res.headers.get("x-export-rows"))).toBe(page.body.numberMatched);
+    const html = await app.get(`${ITEMS}?bbox=0,0,60,60&chain=base&f=html`);
+    expect(html.body).toContain(`${ITEMS}?bbox=0,0,60,60&amp;chain=base&amp;f=parquet`);
+  });
+
   it("Accept chooses a download; f wins over Accept; a page type ranked first keeps the page", async () => {
     const csv = await app.request(`${ITEMS}?limit=3`, { headers: { accept: "text/csv" } });
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
