@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { filterParam } from "../filter-params.js";
-import { bboxParam, doc } from "../params.js";
+import { filterParam } from "../params/filter-params.js";
+import { bboxParam, doc } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";

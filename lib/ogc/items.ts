@@ -8,14 +8,15 @@ import { absoluteUrl, linkWith } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
 import { bytesResponse, GEOJSON_TYPE, listBytes, stringify } from "../http/respond.js";
 import { log } from "../log.js";
-import { type ProofPage, pageLinks, proofPage } from "../paging.js";
-import { uidParam } from "../params.js";
-import { type ProofFilter, type SpatialTarget, sharedFilter } from "../proofs/filter.js";
+import { uidParam } from "../params/grammar.js";
+import { type ProofPage, pageLinks, proofPage } from "../params/paging.js";
+import { proximityOf } from "../params/proximity.js";
+import { sharedFilter } from "../params/to-filter.js";
+import type { ProofFilter, SpatialTarget } from "../proofs/filter.js";
 import { pointFeatureJson, shapeFeatureJson } from "../proofs/json-sql.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
-import { proximityOf } from "../proximity-params.js";
 import { cql2Filter } from "./cql2/index.js";
 import { toFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
@@ -55,7 +56,7 @@ export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSp
 }
 
 /**
- * The page GET …/items answers (lib/paging.ts, proofPage): its features as PostgreSQL writes them
+ * The page GET …/items answers (lib/params/paging.ts, proofPage): its features as PostgreSQL writes them
  * (lib/proofs/json-sql.ts) for GeoJSON, or its rows as fields for the HTML view (toFeature).
  */
 export async function itemsPage(
