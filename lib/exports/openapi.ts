@@ -34,16 +34,35 @@ const DOWNLOAD_HEADERS: Record<string, { description: string; schema: unknown }>
   },
 };
 
-/** Adds the download media types and the 406 to a GET operation's document (its 200 response holds `content`). */
+/** Adds the download media types, headers and the 406 to a GET operation's document (its 200 holds `content`). */
 export function withDownloads<T extends Record<string, unknown>>(pathItem: T, exception: unknown): T {
   const get = pathItem.get as {
-    responses: Record<string, { description: string; content?: Record<string, unknown> }>;
+    responses: Record<
+      string,
+      { description: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }
+    >;
   };
   const ok = get.responses["200"]!;
+  // A download has no validator (it is read once, never cached): a page's required ETag is a page's only, stated
+  // here inline (a $ref would carry the page's `required`).
+  const headers = Object.fromEntries(
+    Object.entries(ok.headers ?? {}).map(([name, h]) => [
+      name,
+      name.toLowerCase() === "etag"
+        ? {
+            description:
+              "A validator of the body, to send back in If-None-Match (pages only: a download has none)",
+            required: false,
+            schema: { type: "string" },
+          }
+        : h,
+    ]),
+  );
   get.responses["200"] = {
     ...ok,
     description: `${ok.description}. ${DOWNLOAD_DESCRIPTION}`,
     content: { ...ok.content, ...downloadContent() },
+    headers: { ...headers, ...DOWNLOAD_HEADERS },
   };
   get.responses["406"] = exception as { description: string };
   return pathItem;

@@ -109,7 +109,12 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
 
   let sent = 0;
   const started = performance.now();
-  const done = (outcome: string, error?: unknown) =>
+  // Set once the download has ended one way or another: a statement that was in flight when the client went away
+  // finds it set, and neither sends nor logs anything more.
+  let ended = false;
+  const done = (outcome: string, error?: unknown) => {
+    if (ended) return;
+    ended = true;
     log(outcome === "complete" ? "info" : "warn", "export", {
       path: requestUrl(request).pathname,
       format: x.format,
@@ -119,6 +124,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
       ms: Math.round(performance.now() - started),
       ...(error ? { error: String(error) } : {}),
     });
+  };
   /** The rows of a batch this response still holds, encoded. */
   const encode = (batch: Batch): Uint8Array => {
     const texts = batch.rows.slice(0, Math.max(0, rows - sent)).map((row) => row.json);
@@ -138,6 +144,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
           }
           if (!finished && sent < rows) {
             const next = await batches.next();
+            if (ended) return;
             if (!next.done) return controller.enqueue(encode(next.value));
             finished = true;
           }
@@ -149,6 +156,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
           controller.close();
           done("complete");
         } catch (error) {
+          if (ended) return;
           done("failed", error);
           controller.error(error);
         }
