@@ -8,10 +8,9 @@
  *
  *   npm run bench:exports [-- --rows N] [--keep]    (wrap in flock /work/wt/heavy.lock)
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
-import { promisify } from "node:util";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { EXPORT_FORMATS } from "../lib/exports/formats.js";
 import { pointFeatureJson } from "../lib/proofs/json-sql.js";
@@ -20,7 +19,6 @@ import { f1, lpad, pad } from "./figures.js";
 
 const ARGS = benchArgs({ numbers: { rows: 1_000_000 }, flags: ["keep"] });
 const DB = "lpqs_bench_exports";
-const run = promisify(execFile);
 
 const rssKb = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -71,11 +69,15 @@ async function copyBaseline(url: string): Promise<{ ms: number; bytes: number }>
   const json = new PgDialect().sqlToQuery(pointFeatureJson()).sql;
   const query = `copy (select ${json} from location_proofs order by event_timestamp desc nulls last, uid, chain_id) to stdout`;
   const started = performance.now();
-  const { stdout } = await run("psql", [url, "-X", "-q", "-c", query], {
-    maxBuffer: 1 << 31,
-    encoding: "buffer",
+  // Read as it comes and counted, as a client reads a download.
+  const child = spawn("psql", [url, "-X", "-q", "-c", query], { stdio: ["ignore", "pipe", "inherit"] });
+  let bytes = 0;
+  child.stdout.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
   });
-  return { ms: performance.now() - started, bytes: stdout.length };
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`psql COPY exited with ${code}`);
+  return { ms: performance.now() - started, bytes };
 }
 
 /** The same rows by paging the GeoJSON items (limit=1000, following next links), as a client does without downloads. */
