@@ -51,7 +51,7 @@ export function itemsFilter(q: ItemsQuery, collection: Collection, sort?: SortSp
     bboxOn: target(collection),
     ...sharedFilter(q, near),
     ...(q.datetime ? { times: [q.datetime] } : {}),
-    ...(q.filter ? { where: [cql2Filter(q.filter, target(collection))] } : {}),
+    ...(q.filter ? { where: [cql2Filter(q.filter, target(collection), q["filter-lang"])] } : {}),
   };
 }
 
