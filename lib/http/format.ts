@@ -25,8 +25,9 @@ export const FORMAT_ONLY = {
  * the same q and listed first). Browsers do; GDAL, QGIS, curl and fetch() do not, and wildcards never
  * count, so a client that accepts both with a wildcard still gets JSON. A range with q=0 is refused, never chosen.
  */
-export function negotiateFormat(request: Request, f: Format | undefined): Format {
-  if (f) return f;
+export function negotiateFormat(request: Request, f: string | undefined): Format {
+  // (Any other `f` is a download format, which the lists that take one decide before: lib/exports/negotiate.ts.)
+  if (f === "json" || f === "html") return f;
   const ranges = (request.headers.get("accept") ?? "")
     .toLowerCase()
     .split(",")

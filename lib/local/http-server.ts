@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { ApiError, methodNotAllowed } from "../http/errors.js";
 import { errorResponse } from "../http/respond.js";
 import { HTTP_METHODS } from "../http/route.js";
@@ -300,6 +303,16 @@ async function writeResponse(req: IncomingMessage, res: ServerResponse, response
   if (req.method === "HEAD" || response.body === null) {
     res.writeHead(response.status, headers);
     res.end();
+    return;
+  }
+  if (!response.headers.has("content-length")) {
+    // A body of unknown length (a download, lib/exports/) is streamed as the platform does: chunked, each chunk pulled
+    // only when the socket has taken the last (backpressure), the body cancelled when the client goes away, and the
+    // connection cut without the final chunk when the body fails (the client sees an incomplete response).
+    res.writeHead(response.status, headers);
+    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res).catch(() => {
+      res.destroy();
+    });
     return;
   }
   const body = Buffer.from(await response.arrayBuffer());

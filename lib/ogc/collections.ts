@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
+import { downloadLinks } from "../exports/links.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
 import {
@@ -89,6 +90,8 @@ function collectionDocument(
       type: MEDIA.html,
       title: "Features (HTML map)",
     },
+    // The whole collection as a download, one link per format (lib/exports/).
+    ...downloadLinks((f) => href(items, { f })),
     {
       href: href(PATHS.queryables(collection.id)),
       rel: REL.queryables,

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import * as v from "valibot";
 import { getDb } from "../../db/client.js";
+import { downloadLinks } from "../exports/links.js";
 import { notFound } from "../http/errors.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
@@ -103,6 +104,8 @@ export function itemsLinks(
       title: "This page",
     },
     collectionLink(request, collection.id),
+    // Every match of this page's filter, one link per download format (lib/exports/).
+    ...downloadLinks((f) => linkWith(request, items, { f }, ["limit", "offset", "cursor"])),
   ];
   const { next, prev } = pageLinks(request, items, page);
   if (next) links.push({ href: next, rel: REL.next, type: selfType, title: "Next page" });

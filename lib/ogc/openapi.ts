@@ -1,3 +1,4 @@
+import { withDownloads } from "../exports/openapi.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
 import { jsonSchemaOf, OGC_PROPERTIES } from "../proofs/properties.js";
@@ -240,11 +241,17 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
       `getQueryables${name}`,
       jsonResponse("JSON Schema of the filterable properties", "queryables", MEDIA.schema),
     ),
-    [`/collections/${c.id}/items`]: op(
-      `Features of ${c.id}`,
-      `getFeatures${name}`,
-      geojson("featureCollection", "A page of features with numberMatched, numberReturned and paging links"),
-      itemsParameters(c),
+    [`/collections/${c.id}/items`]: withDownloads(
+      op(
+        `Features of ${c.id}`,
+        `getFeatures${name}`,
+        geojson(
+          "featureCollection",
+          "A page of features with numberMatched, numberReturned and paging links",
+        ),
+        itemsParameters(c),
+      ),
+      exception("Accept names no media type served here"),
     ),
     [`/collections/${c.id}/items/{featureId}`]: op(
       `One feature of ${c.id}`,

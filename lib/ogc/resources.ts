@@ -1,3 +1,5 @@
+import { itemsDownload } from "../exports/lists.js";
+import { exportFormatOf } from "../exports/negotiate.js";
 import { htmlResponse } from "../html/layout.js";
 import type { Format } from "../http/format.js";
 import { GEOJSON_TYPE } from "../http/respond.js";
@@ -40,6 +42,9 @@ export const itemsResource = async (
   format: Format,
   collection: Collection,
 ) => {
+  // A download format (f or Accept): every match, streamed (lib/exports/).
+  const download = exportFormatOf(request, q.f);
+  if (download) return itemsDownload(request, q, download, collection);
   const page = await itemsPage(request, q, format, collection);
   const links = itemsLinks(request, format, collection, page);
   if (format !== "html") return featureCollectionResponse(page, links);

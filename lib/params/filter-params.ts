@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { knownChainNames } from "../chains/registry.js";
-import { formatParam } from "../http/format.js";
+import { listFormatParam } from "../exports/negotiate.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import {
   addressParam,
@@ -22,7 +22,7 @@ import {
  * or refused the same way on either.
  */
 export const FILTER_PARAMS = {
-  f: formatParam,
+  f: listFormatParam,
   offset: integerParam("offset", 0, Number.MAX_SAFE_INTEGER),
   cursor: cursorParam,
   near: nearParam,

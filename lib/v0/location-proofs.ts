@@ -1,4 +1,6 @@
 import { getDb } from "../../db/client.js";
+import { listDownload } from "../exports/lists.js";
+import { exportFormatOf } from "../exports/negotiate.js";
 import { htmlResponse } from "../html/layout.js";
 import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
@@ -71,6 +73,9 @@ function pagination(request: Request, page: ProofPage) {
  * copied into one buffer (listBytes). HTML: a page for a browser, from the same query's rows.
  */
 export async function listResource(request: Request, q: ListQuery): Promise<Response> {
+  // A download format (f or Accept): every match, streamed (lib/exports/).
+  const download = exportFormatOf(request, q.f);
+  if (download) return listDownload(request, q, download, listFilter(q));
   if (negotiateFormat(request, q.f) === "html") {
     const page = await listPage(q);
     const doc = { data: page.rows.map(recordOf), pagination: pagination(request, page) };

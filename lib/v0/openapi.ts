@@ -1,3 +1,4 @@
+import { withDownloads } from "../exports/openapi.js";
 import { FORMAT_ONLY } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
 import { uidParam } from "../params/grammar.js";
@@ -141,29 +142,37 @@ export function nativeOpenApiDocument(request: Request) {
     description: "Attestation uid, 0x + 64 hex digits, any case",
     schema: parameterSchema(uidParam),
   };
-  const list = operation(
-    "listLocationProofs",
-    "location proofs",
-    "List location proofs",
-    "Newest event_timestamp first (then uid, then chain id; proofs without an event time last). All filters combine with AND; revoked proofs are left out unless includeRevoked=true. Page by following pagination.next/prev (cursor links keeping every other parameter); offset also works.",
-    queryParameters(LIST_PARAMS),
-    {
-      "200": ok("A page of proofs with the total and paging links", "LocationProofList", {
-        html: true,
-        example: {
-          data: [exampleProof],
-          pagination: {
-            total: 7,
-            limit: 1,
-            offset: 0,
-            returned: 1,
-            next: `${base}/api/v0/location-proofs?limit=1&cursor=WzEsIm4iXQ.GGp3RpteiAPS`,
-            prev: null,
+  const list = withDownloads(
+    operation(
+      "listLocationProofs",
+      "location proofs",
+      "List location proofs",
+      "Newest event_timestamp first (then uid, then chain id; proofs without an event time last). All filters combine with AND; revoked proofs are left out unless includeRevoked=true. Page by following pagination.next/prev (cursor links keeping every other parameter); offset also works.",
+      queryParameters(LIST_PARAMS),
+      {
+        "200": ok("A page of proofs with the total and paging links", "LocationProofList", {
+          html: true,
+          example: {
+            data: [exampleProof],
+            pagination: {
+              total: 7,
+              limit: 1,
+              offset: 0,
+              returned: 1,
+              next: `${base}/api/v0/location-proofs?limit=1&cursor=WzEsIm4iXQ.GGp3RpteiAPS`,
+              prev: null,
+            },
           },
-        },
-      }),
-      ...NOT_MODIFIED,
-    },
+        }),
+        ...NOT_MODIFIED,
+      },
+    ),
+    error("Accept names no media type served here", {
+      error: "Not Acceptable",
+      code: "NotAcceptable",
+      message: "None of the media types in Accept is served here.",
+      parameter: "Accept",
+    }),
   );
   const stats = operation(
     "getStats",

@@ -15,6 +15,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { pathToFileURL } from "node:url";
 
 const HTTP_METHODS = ["GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH"];
@@ -150,8 +152,11 @@ async function respond(req: IncomingMessage, res: ServerResponse): Promise<void>
   if (cookies.length) out["set-cookie"] = cookies;
   res.writeHead(response.status, out);
   if (!response.body || method === "HEAD") return void res.end();
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-  res.end();
+  // As Vercel's Node runtime streams a Response body: chunk by chunk as the socket takes them (backpressure), the body
+  // cancelled when the client goes away, the connection cut (no final chunk) when the body fails.
+  await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res).catch(() => {
+    res.destroy();
+  });
 }
 
 const server = createServer((req, res) => {

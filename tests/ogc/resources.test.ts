@@ -135,6 +135,10 @@ describe("collections", () => {
     expect(res.status).toBe(200);
     expect(rels(res.body.links)).toEqual([
       "alternate text/html",
+      "enclosure application/flatgeobuf",
+      "enclosure application/geo+json-seq",
+      "enclosure application/vnd.apache.parquet",
+      "enclosure text/csv",
       "http://www.opengis.net/def/rel/ogc/1.0/queryables application/schema+json",
       "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector application/json",
       "items application/geo+json",
@@ -143,6 +147,10 @@ describe("collections", () => {
     ]);
     expect(res.body.links.find((l: { rel: string }) => l.rel === "items").href).toBe(
       `${TEST_BASE}/api/ogc/collections/location-proofs/items`,
+    );
+    // The whole collection as a download, one link per format (issue 37).
+    expect(res.body.links.find((l: { type: string }) => l.type === "text/csv").href).toBe(
+      `${TEST_BASE}/api/ogc/collections/location-proofs/items?f=csv`,
     );
   });
 

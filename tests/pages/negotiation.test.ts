@@ -88,10 +88,13 @@ describe("the root and the native list: JSON for API clients, HTML for a browser
     expect(html).toContain("Filtered by <code>chain=base,celo</code>");
   });
 
-  it("f takes json or html; anything else is a 400 naming f, a page for a browser", async () => {
+  it("f takes json or html (the list also its download formats); anything else is a 400 naming f, a page for a browser", async () => {
     const api = await app.get("/api/v0/location-proofs?f=xml");
     expect(api.status).toBe(400);
-    expect(api.body).toMatchObject({ parameter: "f", message: "f must be json or html" });
+    expect(api.body).toMatchObject({
+      parameter: "f",
+      message: "f must be one of json, html, csv, geojsonseq, fgb, parquet",
+    });
     const page = await fetchAs("/?f=xml", BROWSER);
     expect(page.status).toBe(400);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");

@@ -1,0 +1,138 @@
+/**
+ * Downloads of every proof (issue 37), on `--rows` synthetic proofs (1,000,000 by default) in PostgreSQL, served by
+ * the built functions on Node 24 (serveBuilt): for each format the whole location-proofs collection in one request,
+ * beside PostgreSQL's own `COPY (SELECT …) TO STDOUT` of the same rows and columns (each feature's JSON text, the
+ * input of every writer, in the items' order), in the same run. Prints rows per second, the ratio to COPY (goal
+ * ≤ 1.5 ×), the time to the first byte (goal ≤ 100 ms), the server's peak resident memory above idle during the
+ * download (goal ≤ +64 MB), and the harvest of the same rows by paging GeoJSON (limit=1000, next links).
+ *
+ *   npm run bench:exports [-- --rows N] [--keep]    (wrap in flock /work/wt/heavy.lock)
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { PgDialect } from "drizzle-orm/pg-core";
+import { EXPORT_FORMATS } from "../lib/exports/formats.js";
+import { pointFeatureJson } from "../lib/proofs/json-sql.js";
+import { admin, benchArgs, benchDatabase, benchDatabaseUrl, requestOk, serveBuilt } from "./common.js";
+import { f1, lpad, pad } from "./figures.js";
+
+const ARGS = benchArgs({ numbers: { rows: 1_000_000 }, flags: ["keep"] });
+const DB = "lpqs_bench_exports";
+
+const rssKb = (pid: number): number => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) : 0;
+};
+
+/** A whole download: bytes, time to the first byte, total time, and the server's peak RSS while it ran. */
+async function download(url: string, pid: number) {
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssKb(pid));
+  }, 20);
+  const started = performance.now();
+  try {
+    return await new Promise<{ bytes: number; ttfbMs: number; ms: number; rows: number; peakKb: number }>(
+      (resolve, reject) => {
+        http
+          .get(url, (res) => {
+            let ttfb = -1;
+            let bytes = 0;
+            res.on("data", (chunk: Buffer) => {
+              if (ttfb < 0) ttfb = performance.now() - started;
+              bytes += chunk.length;
+            });
+            res.on("error", reject);
+            res.on("end", () => {
+              if (res.statusCode !== 200) return reject(new Error(`${url}: HTTP ${res.statusCode}`));
+              peak = Math.max(peak, rssKb(pid));
+              resolve({
+                bytes,
+                ttfbMs: ttfb,
+                ms: performance.now() - started,
+                rows: Number(res.headers["x-export-rows"]),
+                peakKb: peak,
+              });
+            });
+          })
+          .on("error", reject);
+      },
+    );
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** PostgreSQL's own COPY of the same rows and columns: each feature's JSON text, in the items' default order. */
+async function copyBaseline(url: string): Promise<{ ms: number; bytes: number }> {
+  const json = new PgDialect().sqlToQuery(pointFeatureJson()).sql;
+  const query = `copy (select ${json} from location_proofs order by event_timestamp desc nulls last, uid, chain_id) to stdout`;
+  const started = performance.now();
+  // Read as it comes and counted, as a client reads a download.
+  const child = spawn("psql", [url, "-X", "-q", "-c", query], { stdio: ["ignore", "pipe", "inherit"] });
+  let bytes = 0;
+  child.stdout.on("data", (chunk: Buffer) => {
+    bytes += chunk.length;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`psql COPY exited with ${code}`);
+  return { ms: performance.now() - started, bytes };
+}
+
+/** The same rows by paging the GeoJSON items (limit=1000, following next links), as a client does without downloads. */
+async function harvest(base: string): Promise<{ ms: number; rows: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let url: string | undefined = `${base}/api/ogc/collections/location-proofs/items?limit=1000`;
+  let rows = 0;
+  const started = performance.now();
+  while (url) {
+    const page = JSON.parse((await requestOk(url, agent)).toString("utf8"));
+    rows += page.features.length;
+    url = page.links.find((l: { rel: string }) => l.rel === "next")?.href;
+  }
+  agent.destroy();
+  return { ms: performance.now() - started, rows };
+}
+
+await benchDatabase(DB, ARGS.rows, true);
+const dbUrl = benchDatabaseUrl(DB);
+// One invocation's row budget is the deployment's; the benchmark reads the whole collection in one response.
+const { output, server } = await serveBuilt(dbUrl, { env: { EXPORT_MAX_ROWS: String(ARGS.rows * 2) } });
+try {
+  const base = server.url;
+  const pid = server.pid;
+  // Warm: the function loaded, a small download of each format (the encoders' first use), then idle memory.
+  for (const x of EXPORT_FORMATS)
+    await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}&limit=1000`, pid);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleKb = rssKb(pid);
+  const copy = await copyBaseline(dbUrl);
+  console.log(
+    `\nexports of ${ARGS.rows.toLocaleString("en")} proofs (Node ${process.version} client; built functions on Node 24)`,
+  );
+  console.log(
+    `COPY (SELECT feature json …) TO STDOUT: ${f1(copy.ms / 1000)} s, ${f1(copy.bytes / 1e6)} MB, ${f1(ARGS.rows / (copy.ms / 1000) / 1000)} k rows/s`,
+  );
+  console.log(`server idle RSS: ${f1(idleKb / 1024)} MB\n`);
+  console.log(
+    `${pad("format", 12)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}`,
+  );
+  for (const x of EXPORT_FORMATS) {
+    const d = await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}`, pid);
+    if (d.rows !== ARGS.rows) throw new Error(`${x.f}: ${d.rows} rows announced, ${ARGS.rows} expected`);
+    console.log(
+      `${pad(x.f, 12)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}`,
+    );
+  }
+  const h = await harvest(base);
+  console.log(
+    `${pad("harvest", 12)}${lpad(f1(h.ms / 1000), 9)}${lpad((h.ms / copy.ms).toFixed(2), 9)}${lpad(f1(h.rows / (h.ms / 1000) / 1000), 10)}   (GeoJSON pages of 1000, next links)`,
+  );
+  console.log("\ngoals: ≤ 1.5 × COPY, TTFB ≤ 100 ms, peak ≤ +64 MB over idle");
+} finally {
+  await server.stop();
+  output.remove();
+  // A million proofs are a large database on a shared disk: dropped unless --keep (a rerun then reuses it).
+  if (!ARGS.keep) await admin(`drop database if exists ${DB} with (force)`);
+}

@@ -1,0 +1,62 @@
+import { getDb } from "../../db/client.js";
+import { badParameter } from "../http/errors.js";
+import { encodeCursor } from "../proofs/cursor.js";
+import type { ProofFilter } from "../proofs/filter.js";
+import type { RowJson } from "../proofs/json-sql.js";
+import { planPage } from "../proofs/plan.js";
+import { pageAndCount } from "../proofs/query.js";
+import type { JsonRow } from "../proofs/rows.js";
+import type { SortSpec } from "../proofs/sort.js";
+
+/** Where a download starts and how much of the result it takes (all of it, from the start, unless told). */
+export type BatchRequest = {
+  sort?: SortSpec[];
+  json: RowJson;
+  /** rows in all; undefined: every match */
+  limit?: number;
+  /** start after this many matches (the resume link of a download cut at its row budget) */
+  offset?: number;
+  /** start where a page's next link would (a JSON page's cursor) */
+  cursor?: string;
+};
+
+export type Batch = { rows: JsonRow[]; total: number };
+
+/**
+ * A download's rows, as a keyset stream over the lists' own page plan: each batch is a page planned by planPage and
+ * read by pageAndCount (lib/proofs/), exactly as a JSON page of the same filter and order, and the next batch follows
+ * the last row's cursor (an index seek whatever the depth). So a download holds the same rows, in the same order,
+ * as a harvest of the pages — there is no second query path. Only the first batch may start at an offset.
+ *
+ * `size(n)` is the batch size of the n-th batch: small first, for an early first byte, larger after, so that
+ * statements are few. The caller pulls: nothing is read ahead of what it asks for (backpressure), and returning the
+ * generator (a client gone) stops it after the statement in flight.
+ */
+export async function* proofBatches(
+  filter: ProofFilter,
+  q: BatchRequest,
+  size: (n: number) => number,
+): AsyncGenerator<Batch> {
+  const db = await getDb();
+  let left = q.limit ?? Number.POSITIVE_INFINITY;
+  let cursor = q.cursor;
+  let offset = q.offset;
+  let position = q.offset ?? 0;
+  for (let n = 0; left > 0; n++) {
+    const plan = planPage(filter, {
+      limit: Math.min(size(n), left),
+      ...(cursor !== undefined ? { cursor } : {}),
+      ...(offset ? { offset } : {}),
+      ...(q.sort ? { sort: q.sort } : {}),
+      json: q.json,
+    });
+    if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
+    const { rows, parts, total, more } = await pageAndCount(db, plan);
+    yield { rows: rows as JsonRow[], total };
+    left -= rows.length;
+    position += rows.length;
+    if (!more || rows.length === 0) return;
+    cursor = encodeCursor(plan, "next", rows[rows.length - 1]!, position, parts[parts.length - 1]);
+    offset = undefined;
+  }
+}

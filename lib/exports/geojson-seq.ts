@@ -1,0 +1,19 @@
+import type { ExportWriter } from "./writer.js";
+
+/**
+ * GeoJSON Text Sequences (RFC 8142): each feature as PostgreSQL wrote it (the items' own GeoJSON), preceded by the
+ * record separator (0x1E) and ended by a line feed. RFC 8142 §2.3: a record without its final line feed is
+ * truncated, and a reader discards it — so a response cut in the middle of a feature never reads as a whole one.
+ */
+export function geojsonSeqWriter(): ExportWriter {
+  const encoder = new TextEncoder();
+  return {
+    start: () => [],
+    write(features) {
+      let text = "";
+      for (const json of features) text += `\x1e${json}\n`;
+      return [encoder.encode(text)];
+    },
+    finish: () => [],
+  };
+}
