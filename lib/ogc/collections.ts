@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
+import { CRS_URIS } from "../crs/systems.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
 import {
@@ -111,7 +112,7 @@ function collectionDocument(
     title: collection.title,
     description: collection.description,
     itemType: "feature",
-    crs: [CRS84],
+    crs: CRS_URIS,
     storageCrs: CRS84,
     extent,
     links,

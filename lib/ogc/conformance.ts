@@ -10,6 +10,9 @@ import { hrefFor, ogcResponse } from "./respond.js";
  * supported, and S_INTERSECTS tests non-point geometries by their bounding box), queryables as query parameters
  * (only chain, prover and subject are), property-property comparisons, case/accent-insensitive comparison.
  *
+ * OGC API - Features - Part 2 (lib/crs/): `crs` on items and single items, `bbox-crs`, Content-Crs, each collection's
+ * `crs` list and `storageCrs`.
+ *
  * OGC API - Tiles - Part 1 (lib/tiles/): tiles with a URL template (core), tileset metadata and the tilesets list of
  * a collection (tileset, tilesets-list, geodata-tilesets), Mapbox Vector Tiles (mvt), and their OpenAPI paths with
  * the operationId suffixes the standard gives (oas30). Not declared: the datetime class (it also asks for
@@ -21,6 +24,7 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+  "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",

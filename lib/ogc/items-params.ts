@@ -1,6 +1,8 @@
 import * as v from "valibot";
+import { bboxNumbersParam, CRS_PARAM_SCHEMA, crsParam } from "../crs/params.js";
 import { filterParam } from "../filter-params.js";
-import { bboxParam, doc } from "../params.js";
+import { featureFormatParam, profileParam } from "../jsonfg/negotiate.js";
+import { doc } from "../params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
@@ -18,8 +20,11 @@ export const limitParam = v.pipe(
   v.transform((n) => Math.min(n, OGC_MAX_LIMIT)),
 );
 
-/** Only CRS84 is served; naming it explicitly is allowed, any other CRS is a 400. */
-const crsParam = (name: string) =>
+/**
+ * CQL2's geometry literals are CRS84 only (lib/ogc/cql2/); naming CRS84 explicitly is allowed, any other CRS is a
+ * 400. lib/crs/transform.ts (geometryToCrs84) is what a compiler taking other systems would call.
+ */
+const crs84Param = (name: string) =>
   v.pipe(
     v.string(),
     v.check(
@@ -46,7 +51,18 @@ const SORTBY_SCHEMA = {
  * of limit is the page size GDAL then asks for.
  */
 export const ITEMS_PARAMS = {
-  f: filterParam("f", "Response encoding; overrides the Accept header."),
+  f: v.optional(
+    doc(
+      featureFormatParam,
+      "Response encoding: json (GeoJSON), jsonfg (JSON-FG 1.0, GeoJSON with time, featureType and place) or html; overrides the Accept header.",
+    ),
+  ),
+  profile: v.optional(
+    doc(
+      profileParam,
+      "GeoJSON profile (JSON-FG, JSON-FG in Web APIs): rfc7946 (plain GeoJSON, the default), jsonfg or jsonfg-plus (JSON-FG; geometry stays CRS84 beside place). f=jsonfg is the same as profile=jsonfg.",
+    ),
+  ),
   limit: v.optional(
     doc(
       limitParam,
@@ -67,14 +83,27 @@ export const ITEMS_PARAMS = {
   ),
   bbox: v.optional(
     doc(
-      bboxParam("bbox", true),
-      "minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84. minLon > maxLon crosses the antimeridian. Tested against {geometry}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).",
+      bboxNumbersParam,
+      "minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84 unless bbox-crs names another system (then its lower and upper corners in that system's axis order). minLon > maxLon crosses the antimeridian. Tested against {geometry}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).",
       undefined,
       { type: "array", minItems: 4, maxItems: 6, items: { type: "number" } },
     ),
   ),
   "bbox-crs": v.optional(
-    doc(crsParam("bbox-crs"), "Only CRS84 is served.", undefined, { type: "string", enum: [CRS84] }),
+    doc(
+      crsParam("bbox-crs"),
+      "The coordinate reference system of bbox (OGC API - Features Part 2), one of the collection's crs; default CRS84. A box in another system is tested as the CRS84 box that encloses it.",
+      undefined,
+      CRS_PARAM_SCHEMA,
+    ),
+  ),
+  crs: v.optional(
+    doc(
+      crsParam("crs"),
+      "The coordinate reference system of the features' coordinates (OGC API - Features Part 2), one of the collection's crs, in that system's axis order (latitude first for EPSG:4326); default CRS84. The response's Content-Crs header names it.",
+      undefined,
+      CRS_PARAM_SCHEMA,
+    ),
   ),
   near: filterParam(
     "near",
@@ -119,7 +148,7 @@ export const ITEMS_PARAMS = {
     ),
   ),
   "filter-crs": v.optional(
-    doc(crsParam("filter-crs"), "CRS of geometry literals in filter; only CRS84.", undefined, {
+    doc(crs84Param("filter-crs"), "CRS of geometry literals in filter; only CRS84.", undefined, {
       type: "string",
       enum: [CRS84],
     }),
@@ -135,3 +164,10 @@ export const ITEMS_PARAMS = {
 };
 
 export type ItemsQuery = v.InferOutput<v.ObjectSchema<typeof ITEMS_PARAMS, undefined>>;
+
+/** Query parameters of GET …/items/{uid}: the encoding, the GeoJSON profile and the coordinate system. */
+export const ITEM_PARAMS = {
+  f: ITEMS_PARAMS.f,
+  profile: ITEMS_PARAMS.profile,
+  crs: ITEMS_PARAMS.crs,
+};

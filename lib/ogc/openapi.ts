@@ -8,7 +8,7 @@ import { queryParameters } from "../v0/openapi-params.js";
 import { strings } from "../v0/openapi-schemas.js";
 import { VERSION } from "../version.js";
 import { apiHtml } from "./html/views.js";
-import { ITEMS_PARAMS } from "./items-params.js";
+import { ITEM_PARAMS, ITEMS_PARAMS } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 import { COLLECTIONS, type Collection, MEDIA, OGC_BASE, TILED_COLLECTIONS } from "./vocabulary.js";
 
@@ -224,6 +224,13 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
   const name = pascal(c.id);
   const geojson = (schema: string, description: string) => ({
     description,
+    headers: {
+      "Content-Crs": {
+        description:
+          "The coordinate reference system of the coordinates, in angle brackets (OGC API - Features Part 2); in JSON-FG that of `place`",
+        schema: { type: "string", pattern: "^<http.+>$" },
+      },
+    },
     content: {
       [MEDIA.geojson]: { schema: { $ref: `#/components/schemas/${schema}${name}` } },
       [MEDIA.html]: { schema: { type: "string" } },
@@ -258,7 +265,7 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
           description: "Attestation uid",
           schema: { type: "string" },
         },
-        f,
+        ...queryParameters(ITEM_PARAMS),
       ],
     ),
   };
@@ -383,6 +390,7 @@ function featureSchemas(c: Collection): Record<string, unknown> {
           : {}),
         properties: { $ref: "#/components/schemas/properties" },
         links: { type: "array", items: { $ref: "#/components/schemas/link" } },
+        ...JSONFG_FEATURE_MEMBERS,
       },
     },
     [`featureCollection${name}`]: {
@@ -395,10 +403,39 @@ function featureSchemas(c: Collection): Record<string, unknown> {
         timeStamp: { type: "string", format: "date-time" },
         numberMatched: { type: "integer", minimum: 0 },
         numberReturned: { type: "integer", minimum: 0 },
+        conformsTo: JSONFG_FEATURE_MEMBERS.conformsTo,
+        coordRefSys: JSONFG_FEATURE_MEMBERS.coordRefSys,
       },
     },
   };
 }
+
+/**
+ * The members JSON-FG adds (lib/jsonfg/; f=jsonfg or profile=jsonfg): its schemas (schemas.opengis.net/json-fg)
+ * hold them exactly; here their shape. `geometry` stays the CRS84 GeoJSON geometry; `place` is the geometry in the
+ * `crs` asked for, null in CRS84.
+ */
+const JSONFG_FEATURE_MEMBERS = {
+  conformsTo: {
+    type: "array",
+    items: { type: "string" },
+    description: "JSON-FG: the conformance classes of the document (a single feature, or the collection)",
+  },
+  coordRefSys: { type: "string", description: "JSON-FG: the coordinate reference system of `place`" },
+  featureType: { type: "string", enum: ["LocationProof"], description: "JSON-FG: the feature type" },
+  time: {
+    type: "object",
+    nullable: true,
+    properties: { timestamp: { type: "string", format: "date-time" } },
+    description: "JSON-FG: the event time as an instant, null without one",
+  },
+  place: {
+    type: "object",
+    nullable: true,
+    required: ["type"],
+    description: "JSON-FG: the geometry in the coordinate reference system asked for (crs), null in CRS84",
+  },
+};
 
 /** GET /api/ogc/api: the OpenAPI 3.0 definition of this interface, with the server URL of the request. */
 export function openApiDocument(request: Request) {

@@ -79,7 +79,7 @@ describe("items: the feature collection", () => {
     expect(res.body.features).toHaveLength(10);
     expect(new Date(res.body.timeStamp).toISOString()).toBe(res.body.timeStamp);
     const rels = res.body.links.map((l: { rel: string }) => l.rel).sort();
-    expect(rels).toEqual(["alternate", "collection", "next", "self"]);
+    expect(rels).toEqual(["alternate", "alternate", "collection", "next", "self"]);
     const next = res.body.links.find((l: { rel: string }) => l.rel === "next");
     expect(next.href).toMatch(CURSOR_LINK(`${ITEMS}?limit=10`));
     expect(await featureIds(next.href)).toEqual(await featureIds(`${ITEMS}?limit=10&offset=10`));
