@@ -96,6 +96,18 @@ function collectionDocument(
       type: MEDIA.schema,
       title: "Queryables",
     },
+    {
+      href: href(PATHS.schema(collection.id)),
+      rel: REL.schema,
+      type: MEDIA.schema,
+      title: "Schema of the features",
+    },
+    {
+      href: href(PATHS.sortables(collection.id)),
+      rel: REL.sortables,
+      type: MEDIA.schema,
+      title: "Sortables",
+    },
     ...(isTiled(collection.id)
       ? [
           {

@@ -247,6 +247,24 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
       `getQueryables${name}`,
       jsonResponse("JSON Schema of the filterable properties", "queryables", MEDIA.schema),
     ),
+    [`/collections/${c.id}/schema`]: op(
+      `Schema of ${c.id}'s features`,
+      `getSchema${name}`,
+      jsonResponse(
+        "JSON Schema (2020-12) of the features: uid, geometry and every property, with their roles (Part 5)",
+        "jsonSchema",
+        MEDIA.schema,
+      ),
+    ),
+    [`/collections/${c.id}/sortables`]: op(
+      `Sortables of ${c.id}`,
+      `getSortables${name}`,
+      jsonResponse(
+        "JSON Schema (2020-12) of the properties sortby may name (Part 5)",
+        "jsonSchema",
+        MEDIA.schema,
+      ),
+    ),
     [`/collections/${c.id}/items`]: op(
       `Features of ${c.id}`,
       `getFeatures${name}`,
@@ -577,6 +595,17 @@ export function openApiDocument(request: Request) {
           description: "JSON Schema (2020-12) of the properties a filter may name",
           required: ["type", "properties"],
           properties: { type: { type: "string", enum: ["object"] }, properties: { type: "object" } },
+        },
+        jsonSchema: {
+          type: "object",
+          description: "A JSON Schema (2020-12) with links",
+          required: ["$schema", "type", "properties"],
+          properties: {
+            $schema: { type: "string" },
+            type: { type: "string", enum: ["object"] },
+            properties: { type: "object" },
+            links: links(),
+          },
         },
         openapi: {
           type: "object",

@@ -84,7 +84,7 @@ describe("conformance", () => {
     expect(res.body.conformsTo).toEqual([...CONFORMANCE_CLASSES]);
     for (const uri of res.body.conformsTo) {
       expect(uri).toMatch(
-        /^http:\/\/www\.opengis\.net\/spec\/(ogcapi-features-[123]\/1\.0|cql2\/1\.0|ogcapi-tiles-1\/1\.0)\/conf\/[a-z0-9-]+$/,
+        /^http:\/\/www\.opengis\.net\/spec\/(ogcapi-features-[1235]\/1\.0|json-fg-1\/1\.0|cql2\/1\.0|ogcapi-tiles-1\/1\.0)\/conf\/[a-z0-9-]+$/,
       );
     }
     expect(res.body.conformsTo).toContain("http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core");
