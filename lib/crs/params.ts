@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { badParameter } from "../http/errors.js";
-import { checkBbox } from "../params.js";
+import { checkBbox } from "../params/grammar.js";
 import type { Bbox } from "../proofs/filter.js";
 import { CRS_SYSTEMS, CRS_URIS, type CrsSystem, crsByName } from "./systems.js";
 import { bboxToCrs84 } from "./transform.js";

@@ -10,8 +10,8 @@ import {
 } from "graphql/index.mjs";
 import * as v from "valibot";
 import { badParameter } from "../http/errors.js";
-import { cursorParam, integerParam } from "../params.js";
-import { proximityOf } from "../proximity-params.js";
+import { cursorParam, integerParam } from "../params/grammar.js";
+import { proximityOf } from "../params/proximity.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, LIST_PARAMS, type ListQuery } from "../v0/list-params.js";
 import { parameterSchema } from "../v0/openapi-params.js";
 

@@ -16,6 +16,7 @@ import {
   validate,
 } from "graphql/index.mjs";
 import * as v from "valibot";
+import { BoundedMap } from "../cache/bounded-map.js";
 import { readJsonBody } from "../http/body.js";
 import { ApiError, badParameter } from "../http/errors.js";
 import { parseQuery } from "../http/query.js";
@@ -201,7 +202,7 @@ const refused = (errors: readonly GraphQLError[], code: string): Outcome => ({
  * A document parsed and validated, or why not: kept by its text, as a client sends the same few documents again and
  * again (with other variables), and both steps depend on nothing else. Bounded: documents are the client's.
  */
-const documents = new Map<string, DocumentNode | Outcome>();
+const documents = new BoundedMap<string, DocumentNode | Outcome>(200);
 /** Documents of this size are kept; a longer one (a generated document, an attack) is checked each time. */
 const MAX_KEPT_DOCUMENT = 8 * 1024;
 
@@ -227,10 +228,7 @@ function checkedDocument(query: string): DocumentNode | Outcome {
         )
       : refused([error], "InvalidQuery");
   }
-  if (query.length <= MAX_KEPT_DOCUMENT) {
-    if (documents.size >= 200) documents.clear();
-    documents.set(query, checked);
-  }
+  if (query.length <= MAX_KEPT_DOCUMENT) documents.set(query, checked);
   return checked;
 }
 

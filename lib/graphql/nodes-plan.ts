@@ -7,6 +7,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from "graphql/index.mjs";
+import { BoundedMap } from "../cache/bounded-map.js";
 import { jsonTextOf, recordJson } from "../proofs/json-sql.js";
 import { PROOF_PROPERTIES, type ProofProperty } from "../proofs/properties.js";
 import { camelCase } from "./proof-type.js";
@@ -35,16 +36,10 @@ const RECORD = recordJson();
 const NOTHING = sql`null`;
 
 /** Projections already rendered, by their members: a handful of selections serve nearly every request. */
-const projections = new Map<string, SQL>();
+const projections = new BoundedMap<string, SQL>(500);
 
 function projection(members: { name: string; source: SQL }[], key: string): SQL {
-  let json = projections.get(key);
-  if (!json) {
-    json = jsonTextOf(members);
-    if (projections.size >= 500) projections.clear();
-    projections.set(key, json);
-  }
-  return json;
+  return projections.getOrMake(key, () => jsonTextOf(members));
 }
 
 /** The `nodes` selections of a locationProofs field (through fragments), by response key. */

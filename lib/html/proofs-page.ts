@@ -23,7 +23,7 @@ const proofPage = (uid: string) =>
 
 /**
  * GET /api/v0/location-proofs for a browser: the same page of proofs as the JSON, as a table with paging; `start` is
- * the page's place in the list (lib/paging.ts).
+ * the page's place in the list (lib/params/paging.ts).
  */
 export function proofsPage(request: Request, path: string, doc: ListDocument, start: number): string {
   const params = new URL(request.url).searchParams;

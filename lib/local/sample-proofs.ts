@@ -4,6 +4,7 @@ import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
 import { DEVNET_SCHEMA_UIDS, DEVNET_SCHEMAS, encodeRecord } from "../devnet/schemas.js";
 import { locationColumns } from "../location/columns.js";
 import { decodeLocation } from "../location/decode.js";
+import { DAY_MS } from "../proofs/timestamps.js";
 import { decodedColumns } from "../sync/decode-attestation.js";
 import { parseSchema } from "../sync/schemas.js";
 
@@ -68,7 +69,7 @@ export function sampleProofs(options: SampleOptions): NewLocationProofRow[] {
   ];
   const provers = Array.from({ length: 25 }, () => hex(rand, 20));
   const now = (options.now ?? new Date()).getTime();
-  const span = (options.days ?? 90) * 86_400_000;
+  const span = (options.days ?? 90) * DAY_MS;
   const rows: NewLocationProofRow[] = [];
   for (let i = 0; i < options.count; i++) {
     const chain = chains[Math.floor(rand() * chains.length)]!;

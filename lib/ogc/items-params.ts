@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { bboxNumbersParam, CRS_PARAM_SCHEMA, crsParam } from "../crs/params.js";
-import { filterParam } from "../filter-params.js";
 import { featureFormatParam, profileParam } from "../jsonfg/negotiate.js";
-import { doc } from "../params.js";
+import { filterParam } from "../params/filter-params.js";
+import { doc } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";

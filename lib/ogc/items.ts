@@ -12,9 +12,11 @@ import { bytesResponse, GEOJSON_TYPE, listBytes, stringify } from "../http/respo
 import type { FeatureEncoding } from "../jsonfg/negotiate.js";
 import { JSONFG_CORE, profileLink } from "../jsonfg/vocabulary.js";
 import { log } from "../log.js";
-import { type ProofPage, pageLinks, proofPage } from "../paging.js";
-import { uidParam } from "../params.js";
-import { type Bbox, type ProofFilter, type SpatialTarget, sharedFilter } from "../proofs/filter.js";
+import { uidParam } from "../params/grammar.js";
+import { type ProofPage, pageLinks, proofPage } from "../params/paging.js";
+import { proximityOf } from "../params/proximity.js";
+import { sharedFilter } from "../params/to-filter.js";
+import type { Bbox, ProofFilter, SpatialTarget } from "../proofs/filter.js";
 import {
   pointFeatureFgJson,
   pointFeatureJson,
@@ -24,7 +26,6 @@ import {
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
-import { proximityOf } from "../proximity-params.js";
 import { cql2Filter } from "./cql2/index.js";
 import { toFeature, toJsonFgFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
@@ -75,7 +76,7 @@ export function itemsFilter(q: FilterQuery, collection: Collection, sort?: SortS
 }
 
 /**
- * The page GET …/items answers (lib/paging.ts, proofPage): its features as PostgreSQL writes them
+ * The page GET …/items answers (lib/params/paging.ts, proofPage): its features as PostgreSQL writes them
  * (lib/proofs/json-sql.ts) for GeoJSON, or its rows as fields for the HTML view (toFeature).
  */
 export async function itemsPage(

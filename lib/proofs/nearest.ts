@@ -3,6 +3,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { proofCellCounts as c, locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "./filter.js";
 import { distanceSql, EARTH_RADIUS_M, type Near } from "./near.js";
+import { SMALL_RESULT } from "./plan.js";
 import type { ProofRow, RowsQuery } from "./rows.js";
 import type { Cursor } from "./sort.js";
 
@@ -21,9 +22,6 @@ import type { Cursor } from "./sort.js";
  *
  * A prev page reads the rows before its cursor: all within the cursor's distance, the last of them in the order.
  */
-
-/** Up to this many matches in a part, its pages read the whole circle (as pageAndCount's SMALL_RESULT). */
-const WHOLE_CIRCLE = 5000;
 
 /** How much wider each next ring is. */
 const WIDENING = 2;
@@ -145,7 +143,7 @@ export async function readNearest(
   const needed = r.limit + (r.offset ?? 0);
   const radius = r.near.radius;
   let ring = radius;
-  if (r.count > WHOLE_CIRCLE) {
+  if (r.count > SMALL_RESULT) {
     const target = (r.cursor?.position ?? 0) + needed;
     ring = Math.min(radius, Math.max(d0 + 1, firstRing(r.near, await r.cells(), target)));
   }

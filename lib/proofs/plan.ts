@@ -5,6 +5,14 @@ import { type ProofFilter, whereClause } from "./filter.js";
 import type { RowJson } from "./json-sql.js";
 import { type Cursor, type Order, orderSignature, type SortKey, type SortSpec, sortKeys } from "./sort.js";
 
+/**
+ * Up to this many matches, a page is cut from the matches themselves (found through the best index for the filter,
+ * then sorted), instead of walking the order index until enough matches turn up, which for a selective filter
+ * (a city-sized bbox among a million proofs) can mean visiting most of the table. The nearest-first order reads its
+ * whole circle up to the same count (lib/proofs/nearest.ts), for the same reason.
+ */
+export const SMALL_RESULT = 5000;
+
 /** What a client asked of a page, as parsed (the cursor still a token). */
 export type PageRequest = {
   limit: number;
@@ -22,7 +30,7 @@ export type PageRequest = {
  * A page planned once: the filter and its WHERE clause, its parts (located first, lib/proofs/count.ts), the order
  * (its keys and the signature a cursor carries) and where the page starts. Made by planPage and handed on: the
  * statements (lib/proofs/query.ts, pageAndCount; their ORDER BY and keyset ranges from the plan's keys, sort.ts) and
- * the cursors of the next/prev links (lib/paging.ts) read it, and none of them works any of it out again.
+ * the cursors of the next/prev links (lib/params/paging.ts) read it, and none of them works any of it out again.
  */
 export type PagePlan = {
   filter: ProofFilter;

@@ -6,7 +6,7 @@ import { pageCounts, sum } from "./count.js";
 import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
 import { coversSphere, distanceSql } from "./near.js";
 import { cellsAround, readNearest } from "./nearest.js";
-import type { PagePlan } from "./plan.js";
+import { type PagePlan, SMALL_RESULT } from "./plan.js";
 import { type ProofRow, type RowsQuery, selectProofJson, selectProofs } from "./rows.js";
 import { isDistanceSort, keysetSegments, orderBy, type Segment } from "./sort.js";
 
@@ -22,13 +22,6 @@ export type PageResult = {
    */
   more: boolean;
 };
-
-/**
- * Up to this many matches, a page is cut from the matches themselves (found through the best index for the filter,
- * then sorted), instead of walking the order index until enough matches turn up, which for a selective filter
- * (a city-sized bbox among a million proofs) can mean visiting most of the table.
- */
-const SMALL_RESULT = 5000;
 
 /**
  * The statements of a planned page (lib/proofs/plan.ts) and its exact number of matches (lib/proofs/count.ts), for

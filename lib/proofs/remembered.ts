@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
+import { BoundedMap } from "../cache/bounded-map.js";
 import { SNAPSHOT_TEXT } from "./rows.js";
 
 /*
@@ -44,24 +45,19 @@ export async function readSnapshot(db: Db, until?: string): Promise<SnapshotNow 
 /** A remembered value, the snapshot it holds under, and the instant it stops holding even so (absent: never). */
 export type Remembered<T> = { snapshot: string; value: T; until?: string | undefined };
 
-/** Remembered values per database handle and key; the oldest entry goes when there are more than `maxEntries`. */
+/** Remembered values per database handle and key; the least recently used goes when there are more than `maxEntries`. */
 export function rememberedPerDb<T>(maxEntries: number) {
-  const byDb = new WeakMap<Db, Map<string, Remembered<T>>>();
+  const byDb = new WeakMap<Db, BoundedMap<string, Remembered<T>>>();
   const entriesOf = (db: Db) => {
     let entries = byDb.get(db);
     if (!entries) {
-      entries = new Map();
+      entries = new BoundedMap(maxEntries);
       byDb.set(db, entries);
     }
     return entries;
   };
   return {
     get: (db: Db, key: string): Remembered<T> | undefined => byDb.get(db)?.get(key),
-    set(db: Db, key: string, entry: Remembered<T>): void {
-      const entries = entriesOf(db);
-      entries.delete(key);
-      entries.set(key, entry);
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-    },
+    set: (db: Db, key: string, entry: Remembered<T>): void => entriesOf(db).set(key, entry),
   };
 }

@@ -1,4 +1,5 @@
 import { type AnyColumn, and, or, type SQL, sql } from "drizzle-orm";
+import { BoundedMap } from "../cache/bounded-map.js";
 import { type PropertyType, proofProperty } from "./properties.js";
 import type { ProofRow } from "./rows.js";
 import { renderedOnce } from "./sql-once.js";
@@ -131,13 +132,9 @@ export function orderBy(order: OrderKeys, options: { avoidIndex?: boolean } = {}
  * The parameter-free parts of a sort's statements (ORDER BY lists, null tests), rendered once per sort shape
  * (renderedOnce) and kept: a handful of shapes serve nearly every request. Bounded, as sortby is the client's.
  */
-const shapes = new Map<string, unknown>();
+const shapes = new BoundedMap<string, unknown>(500);
 function remembered<T>(key: string, make: () => T): T {
-  if (shapes.has(key)) return shapes.get(key) as T;
-  const value = make();
-  if (shapes.size >= 500) shapes.clear();
-  shapes.set(key, value);
-  return value;
+  return shapes.getOrMake(key, make) as T;
 }
 
 /**

@@ -10,6 +10,9 @@ import { type SQL, sql } from "drizzle-orm";
 export const MIN_INSTANT = new Date("0001-01-01T00:00:00.000Z");
 export const MAX_INSTANT = new Date("9999-12-31T23:59:59.999Z");
 
+/** A UTC day in milliseconds (UTC has no daylight saving time, and JavaScript time no leap seconds). */
+export const DAY_MS = 86_400_000;
+
 export const TIMESTAMP_RANGE = "between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z (UTC)";
 
 export const inTimestampRange = (d: Date): boolean =>

@@ -3,9 +3,7 @@ import { type Db, queryRows } from "../../db/client.js";
 import { proofCounts as c, proofDayCounts as dc } from "../../db/schema.js";
 import { countFromCells } from "./cell-totals.js";
 import { coversWorld, type ProofFilter, type TimeInterval, testsOnly } from "./filter.js";
-import { sqlDate } from "./timestamps.js";
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, sqlDate } from "./timestamps.js";
 
 /**
  * The count of a filter answered from the trigger-maintained totals (db/schema.ts): exact, and a few rows to add

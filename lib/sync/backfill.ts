@@ -1,7 +1,7 @@
 import type { Hex } from "viem";
 import { log } from "../log.js";
 import { loadSchemas, startState } from "./discovery.js";
-import { applySchemaStates } from "./store.js";
+import { applySchemaStates } from "./store/schema-states.js";
 import { indexStream, type KnownSchemas, type Stage } from "./stream.js";
 
 /**

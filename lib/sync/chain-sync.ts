@@ -9,23 +9,19 @@ import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import type { SyncOptions } from "./options.js";
 import { redecode } from "./redecode.js";
 import { findReorg } from "./reorg.js";
+import { storedBlocks } from "./store/blocks.js";
 import {
-  type AbandonedRun,
-  abandonStaleRuns,
   acquireLease,
   ensureState,
-  finishRun,
   heartbeat,
   LeaseLostError,
-  type RunOutcome,
   recordHead,
   recordSkip,
   releaseLease,
-  rewind,
-  startRun,
-  storedBlocks,
   type Writer,
-} from "./store.js";
+} from "./store/lease.js";
+import { rewind } from "./store/rewind.js";
+import { type AbandonedRun, abandonStaleRuns, finishRun, type RunOutcome, startRun } from "./store/runs.js";
 import { ChainMovedError, indexStream, liveUids, type SchemaOutcome, type Stage } from "./stream.js";
 import { skipReason, type WriterState, writerState } from "./writer-health.js";
 

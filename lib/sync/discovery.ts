@@ -6,7 +6,8 @@ import { log } from "../log.js";
 import { getRegisteredLogs } from "./logs.js";
 import { type RegisteredSchema, readSchemas } from "./reads.js";
 import { describeSchema, indexes } from "./schemas.js";
-import { applySchemaStates, chainSchemaRows, commitDiscovery, type NewChainSchema } from "./store.js";
+import { commitDiscovery } from "./store/discovery.js";
+import { applySchemaStates, chainSchemaRows, type NewChainSchema } from "./store/schema-states.js";
 import { ChainMovedError, type KnownSchemas, type Stage } from "./stream.js";
 
 /** A chain's known schemas (db/schema.ts chainSchemas), by uid. */

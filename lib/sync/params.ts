@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { chainListParam } from "../params/grammar.js";
 import { enabledChainNames } from "./service.js";
 
 /**
@@ -8,13 +9,10 @@ import { enabledChainNames } from "./service.js";
 export function chainParam() {
   const names = enabledChainNames();
   return v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((s) => s.split(",").map((c) => c.trim().toLowerCase())),
-      v.check(
-        (list) => list.length > 0 && list.every((c) => names.includes(c)),
-        `chain must be one or more of the enabled chains: ${names.join(", ") || "(none: set CHAINS)"}`,
-      ),
+    chainListParam(
+      names,
+      "chain",
+      `one or more of the enabled chains: ${names.join(", ") || "(none: set CHAINS)"}`,
     ),
   );
 }

@@ -3,7 +3,7 @@ import type { Hex } from "viem";
 import { locationProofs } from "../../db/schema.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
 import { DECODER_VERSION, decodedColumns, V01_DECODING } from "./decode-attestation.js";
-import { commitRedecode } from "./store.js";
+import { commitRedecode } from "./store/redecode.js";
 import { decodingOf, type KnownSchemas, type Stage } from "./stream.js";
 
 const BATCH = 500;

@@ -8,7 +8,7 @@ import { log } from "../log.js";
 import { describeError, logFailure } from "./chain-sync.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
-import { finishRun, startRun } from "./store.js";
+import { finishRun, startRun } from "./store/runs.js";
 
 export type ReconcileResult = {
   chain: string;

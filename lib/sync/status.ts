@@ -1,7 +1,8 @@
 import type { Db } from "../../db/client.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
-import { ensureState, lastRuns } from "./store.js";
+import { ensureState } from "./store/lease.js";
+import { lastRuns } from "./store/runs.js";
 import { type HealthRules, heartbeatOverdue, writerHealth, writerState } from "./writer-health.js";
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

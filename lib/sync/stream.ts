@@ -8,7 +8,9 @@ import { type EasEvent, getEasLogs } from "./logs.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
 import { parseSchema } from "./schemas.js";
-import { type Commit, commitBatch, type Revocation, type RunOutcome, type Writer } from "./store.js";
+import { type Commit, commitBatch, type Revocation } from "./store/batch.js";
+import type { Writer } from "./store/lease.js";
+import type { RunOutcome } from "./store/runs.js";
 
 /** The chain changed under a running batch (an attestation or revocation we saw in a log is gone): retry later. */
 export class ChainMovedError extends Error {

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { filterParam } from "../filter-params.js";
-import { bboxParam, booleanParam, doc, integerParam, timestampParam } from "../params.js";
+import { filterParam } from "../params/filter-params.js";
+import { bboxParam, booleanParam, doc, integerParam, timestampParam } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 
 export const LIST_DEFAULT_LIMIT = 100;

@@ -4,14 +4,15 @@ import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
 import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
-import { type ProofPage, pageLinks, proofPage } from "../paging.js";
-import { type ProofFilter, sharedFilter, type TimeInterval } from "../proofs/filter.js";
+import { type ProofPage, pageLinks, proofPage } from "../params/paging.js";
+import { proximityOf } from "../params/proximity.js";
+import { sharedFilter } from "../params/to-filter.js";
+import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
 import { type RowJson, recordJson } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow, ProofRow } from "../proofs/rows.js";
 import { DISTANCE } from "../proofs/sort.js";
-import { proximityOf } from "../proximity-params.js";
 import type { ListQuery } from "./list-params.js";
 import { listPathOf } from "./paths.js";
 
@@ -35,7 +36,7 @@ export function listFilter(q: ListQuery): ProofFilter {
 }
 
 /**
- * The native list's page in the default order (lib/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
+ * The native list's page in the default order (lib/params/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
  * when given, else as fields; the GraphQL list pages with it too.
  */
 export const listPage = (q: ListQuery, json?: RowJson): Promise<ProofPage> =>

@@ -29,7 +29,7 @@ export function parameterSchema(schema: v.GenericSchema): Json {
 /**
  * OpenAPI parameter objects for a route's query schema (the entries parseQuery validates): each one optional, with
  * the default the validator fills in (the parsed value of an absent parameter), its description (and example) from
- * the schema's own metadata (lib/params.ts, doc; `fill` completes a description per use), and lists as comma-separated values (`style: form, explode: false`).
+ * the schema's own metadata (lib/params/grammar.ts, doc; `fill` completes a description per use), and lists as comma-separated values (`style: form, explode: false`).
  */
 export function queryParameters(entries: Entries, fill = (description: string) => description): Json[] {
   return Object.entries(entries).map(([name, optional]) => {

@@ -1,6 +1,6 @@
 import { FORMAT_ONLY } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
-import { uidParam } from "../params.js";
+import { uidParam } from "../params/grammar.js";
 import { PROOF_PROPERTIES } from "../proofs/properties.js";
 import { SERVICE_NAME, VERSION } from "../version.js";
 import { LIST_PARAMS, STATS_PARAMS } from "./list-params.js";

@@ -3,7 +3,7 @@ import { badParameter } from "../http/errors.js";
 import { parseQuery, routeParam } from "../http/query.js";
 import { json } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
-import { uidParam } from "../params.js";
+import { uidParam } from "../params/grammar.js";
 import { getLocationProof } from "./location-proofs.js";
 
 /**

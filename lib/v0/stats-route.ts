@@ -2,7 +2,7 @@ import { getDb } from "../../db/client.js";
 import { parseQuery } from "../http/query.js";
 import { json } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
-import { sourceFilter } from "../proofs/filter.js";
+import { sourceFilter } from "../params/to-filter.js";
 import { proofStats } from "../proofs/stats.js";
 import { STATS_PARAMS } from "./list-params.js";
 

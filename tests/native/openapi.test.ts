@@ -4,7 +4,7 @@ import addFormats from "ajv-formats";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseQuery } from "../../lib/http/query.js";
-import { integerParam } from "../../lib/params.js";
+import { integerParam } from "../../lib/params/grammar.js";
 import { LIST_DEFAULT_LIMIT, LIST_MAX_LIMIT, LIST_PARAMS } from "../../lib/v0/list-params.js";
 import { queryParameters } from "../../lib/v0/openapi-params.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";

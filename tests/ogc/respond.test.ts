@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { featureCollectionResponse } from "../../lib/ogc/items.js";
-import type { ProofPage } from "../../lib/paging.js";
+import type { ProofPage } from "../../lib/params/paging.js";
 import type { ProofRow } from "../../lib/proofs/rows.js";
 
 /** A page as proofPage gives it for GeoJSON: rows as the JSON PostgreSQL wrote. */

@@ -7,7 +7,7 @@ import { SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 import { compareBySort } from "../helpers/sort-oracle.js";
 
-// Keyset paging (lib/paging.ts, lib/proofs/sort.ts, lib/proofs/cursor.ts): next/prev links carry a checked cursor;
+// Keyset paging (lib/params/paging.ts, lib/proofs/sort.ts, lib/proofs/cursor.ts): next/prev links carry a checked cursor;
 // walking them visits every match exactly once, in the documented total order, for every sort order, also while
 // proofs are inserted and revoked between pages.
 let app: TestApp;

@@ -1,6 +1,6 @@
 import { type AnyColumn, and, type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../../db/schema.js";
-import { rfc3339 } from "../../params.js";
+import { rfc3339 } from "../../params/grammar.js";
 import { bboxCondition, type SpatialTarget } from "../../proofs/filter.js";
 import { type PropertyType, proofProperty, QUERYABLE_PROPERTIES } from "../../proofs/properties.js";
 import { sqlTimestamp } from "../../proofs/timestamps.js";

@@ -1,4 +1,4 @@
-import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params.js";
+import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params/grammar.js";
 import type {
   ComparisonOp,
   DateLit,
@@ -258,7 +258,7 @@ class Parser {
     }
     if (this.acceptKeyword("bbox")) {
       const n = this.parenList(() => this.number());
-      // The bbox parameter's rules (lib/params.ts), so BBOX(…) and bbox= cannot disagree.
+      // The bbox parameter's rules (lib/params/grammar.ts), so BBOX(…) and bbox= cannot disagree.
       const box = checkBbox(n, "BBOX");
       if (typeof box === "string") return this.fail(box);
       return { kind: "bbox", ...box };

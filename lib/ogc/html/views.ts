@@ -5,7 +5,8 @@ import { assetPath, type Crumb, mapSection, page, SITE_PATHS } from "../../html/
 import { humanTime, linkList, pager, proofTable, shortHex, summaryOf, timeCell } from "../../html/parts.js";
 import { linkWith } from "../../http/links.js";
 import { requestUrl } from "../../http/request-url.js";
-import { parseBbox } from "../../params.js";
+import { parseBbox } from "../../params/grammar.js";
+import { DAY_MS } from "../../proofs/timestamps.js";
 import { mapTileUrl } from "../../tiles/map-tile-url.js";
 import { CLUSTERS_LAYER, POINTS_LAYER } from "../../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../../tiles/web-mercator.js";
@@ -244,8 +245,6 @@ ${jsonBlock("tile-map-config", {
       : null,
 })}`;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The map's and the list's filters as links (they work without script, and each keeps the page's other

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { LOCATION_TYPES } from "./location/vocabulary.js";
-import type { Bbox, TimeInterval } from "./proofs/filter.js";
-import { inTimestampRange } from "./proofs/timestamps.js";
+import { LOCATION_TYPES } from "../location/vocabulary.js";
+import type { Bbox, TimeInterval } from "../proofs/filter.js";
+import { DAY_MS, inTimestampRange } from "../proofs/timestamps.js";
 
 /**
  * The grammar of query parameters shared by the native and the OGC endpoints (valibot schemas over the raw string).
@@ -96,7 +96,7 @@ export function parseInstant(value: string): TimeInterval | undefined {
   dayStart.setUTCFullYear(Number(y));
   if (dayStart.getUTCDate() !== Number(d) || Number(d) < 1) return undefined;
   if (h === undefined) {
-    const end = new Date(dayStart.getTime() + 86_400_000 - 1);
+    const end = new Date(dayStart.getTime() + DAY_MS - 1);
     return inTimestampRange(dayStart) && inTimestampRange(end) ? { start: dayStart, end } : undefined;
   }
   const withZone = m[8] ? value : `${value}Z`;
@@ -180,9 +180,16 @@ export const uidParam = v.pipe(
   v.toLowerCase(),
 );
 
-/** A comma-separated list of known chain names. */
-export const chainListParam = (known: readonly string[], name = "chain") => {
-  const message = `${name} must be one or more of: ${known.join(", ")}`;
+/**
+ * A comma-separated list of known chain names, read without regard to case or spaces around a name (the lists of
+ * proofs, the sync routes). `expected` says in the message what the names are.
+ */
+export const chainListParam = (
+  known: readonly string[],
+  name = "chain",
+  expected = `one or more of: ${known.join(", ")}`,
+) => {
+  const message = `${name} must be ${expected}`;
   return v.pipe(
     v.string(),
     v.transform((s) => s.split(",").map((c) => c.trim().toLowerCase())),

@@ -1,10 +1,10 @@
-import { badParameter } from "./http/errors.js";
-import type { Near } from "./proofs/near.js";
+import { badParameter } from "../http/errors.js";
+import type { Near } from "../proofs/near.js";
 
 /**
  * The proximity parameters of the native list and the OGC items, checked together: `near` and `radius` come as a
  * pair, and the nearest-first order (`order`: the parameter that asked for it, native `sort` or OGC `sortby`) needs
- * them. Each value was checked by its own validator (lib/params.ts, nearParam and radiusParam); a 400 names the
+ * them. Each value was checked by its own validator (lib/params/grammar.ts, nearParam and radiusParam); a 400 names the
  * parameter at fault, after `prefix` (GraphQL names its filter's fields `filter.near`).
  */
 export function proximityOf(

@@ -1,12 +1,12 @@
-import { getDb } from "../db/client.js";
-import { badParameter } from "./http/errors.js";
-import { linkWith } from "./http/links.js";
-import { encodeCursor } from "./proofs/cursor.js";
-import type { ProofFilter } from "./proofs/filter.js";
-import { type PageRequest, planPage } from "./proofs/plan.js";
-import { pageAndCount } from "./proofs/query.js";
-import type { ProofRow } from "./proofs/rows.js";
-import type { Cursor } from "./proofs/sort.js";
+import { getDb } from "../../db/client.js";
+import { badParameter } from "../http/errors.js";
+import { linkWith } from "../http/links.js";
+import { encodeCursor } from "../proofs/cursor.js";
+import type { ProofFilter } from "../proofs/filter.js";
+import { type PageRequest, planPage } from "../proofs/plan.js";
+import { pageAndCount } from "../proofs/query.js";
+import type { ProofRow } from "../proofs/rows.js";
+import type { Cursor } from "../proofs/sort.js";
 
 /**
  * One page of proofs, whole: what the native and OGC writers write their bodies from.

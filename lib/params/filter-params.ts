@@ -1,6 +1,7 @@
 import * as v from "valibot";
-import { CHAIN_NAMES } from "./chains/registry.js";
-import { formatParam } from "./http/format.js";
+import { CHAIN_NAMES } from "../chains/registry.js";
+import { formatParam } from "../http/format.js";
+import { MAX_RADIUS_M } from "../proofs/near.js";
 import {
   addressParam,
   chainListParam,
@@ -13,8 +14,7 @@ import {
   protocolVersionListParam,
   radiusParam,
   schemaListParam,
-} from "./params.js";
-import { MAX_RADIUS_M } from "./proofs/near.js";
+} from "./grammar.js";
 
 /**
  * The validators of the parameters both lists of proofs take (GET /api/v0/location-proofs, lib/v0/list-params.ts, and

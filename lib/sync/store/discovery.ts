@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import { type Db, transactionWithBudget } from "../../../db/client.js";
+import { chainSchemas } from "../../../db/schema.js";
+import { pruneBlocks, storeBlocks } from "./blocks.js";
+import { holdLease, type Writer } from "./lease.js";
+import type { NewChainSchema } from "./schema-states.js";
+
+/**
+ * One discovery step (lib/sync/discovery.ts), like commitBatch: the schemas it found (a schema seen again keeps its
+ * state and learns where it was registered), the block hashes, and the discovery cursor, in one transaction under
+ * the lease.
+ */
+export async function commitDiscovery(
+  db: Db,
+  c: Writer & {
+    schemas: NewChainSchema[];
+    blocks: { number: number; hash: string }[];
+    cursor: number;
+    rangeSize: number;
+  },
+): Promise<void> {
+  await transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
+    const t = tx as unknown as Db;
+    await holdLease(t, c, { schemaCursorBlock: c.cursor, schemaRangeSize: c.rangeSize });
+    if (c.schemas.length) {
+      await t
+        .insert(chainSchemas)
+        .values(c.schemas)
+        .onConflictDoUpdate({
+          target: [chainSchemas.chainId, chainSchemas.uid],
+          set: {
+            registeredBlock: sql`coalesce(${chainSchemas.registeredBlock}, excluded.registered_block)`,
+            updatedAt: sql`now()`,
+          },
+        });
+    }
+    await storeBlocks(t, c.chainId, c.blocks);
+    await pruneBlocks(t, c.chainId, c.cursor);
+  });
+}
