@@ -4,6 +4,7 @@ import { locationProofs as p } from "../../db/schema.js";
 import { CRS_URIS } from "../crs/systems.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
+import { mapLinks } from "../maps/links.js";
 import {
   alternates,
   COLLECTIONS,
@@ -116,6 +117,7 @@ function collectionDocument(
             type: MEDIA.json,
             title: "Vector tiles",
           },
+          ...mapLinks(request, collection.id),
         ]
       : []),
   ];

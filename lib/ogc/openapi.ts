@@ -337,6 +337,51 @@ function tilePaths(c: Collection): Record<string, unknown> {
       jsonResponse("Tileset metadata with its layers and the tile URL template (rel item)", "tileSet"),
       [tms, f, ...filters],
     ),
+    [`${base}/{tileMatrixSetId}/tilejson`]: tilesOp(
+      `TileJSON of the ${c.id} vector tileset`,
+      "getTileJson",
+      {
+        description: "TileJSON 3.0.0: the tile URL template with {z}/{x}/{y}, zooms and layers",
+        content: {
+          [MEDIA.json]: { schema: { type: "object", required: ["tilejson", "tiles", "vector_layers"] } },
+        },
+      },
+      [tms, ...filters],
+    ),
+    [`/collections/${c.id}/styles`]: {
+      get: {
+        summary: `Styles of ${c.id} (OGC API - Styles)`,
+        operationId: `getStyles${name}`,
+        tags: ["OGC API - Styles"],
+        parameters: filters,
+        responses: {
+          "200": {
+            description: "The styles and the default style",
+            content: { [MEDIA.json]: { schema: { type: "object", required: ["styles"] } } },
+          },
+          ...errors,
+        },
+      },
+    },
+    [`/collections/${c.id}/styles/{styleId}`]: {
+      get: {
+        summary: `A style of ${c.id}: its MapLibre style sheet`,
+        operationId: `getStyle${name}`,
+        tags: ["OGC API - Styles"],
+        parameters: [path("styleId", "Style identifier", { type: "string", enum: ["proofs"] }), ...filters],
+        responses: {
+          "200": {
+            description: "A MapLibre / Mapbox style sheet (style spec v8) of the clusters and points",
+            content: {
+              "application/vnd.mapbox.style+json": {
+                schema: { type: "object", required: ["version", "sources", "layers"] },
+              },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
     [`${base}/{tileMatrixSetId}/{tileMatrix}/{tileCol}/{tileRow}`]: tilesOp(
       `A vector tile of ${c.id}`,
       "getTile",
