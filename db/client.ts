@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { type Config, ConfigError, getConfig, requireDatabaseUrl } from "../lib/config.js";
 import { DatabaseTimeoutError, isDatabaseOutage } from "./errors.js";
+import { bucket, readKey } from "./read-scope.js";
 import * as schema from "./schema.js";
 
 /** The Drizzle database every module takes; the same for PGlite, node-postgres and Neon. */
@@ -286,8 +287,48 @@ export function setDatabase(handle: DbHandle | Promise<DbHandle> | undefined): v
   current = handle === undefined ? undefined : Promise.resolve(handle);
 }
 
-/** The process-wide database: an injected one, else DATABASE_URL. */
+let injectedReaders: Promise<DbHandle>[] | undefined;
+const openedReaders = new Map<string, Promise<DbHandle>>();
+
+/** Installs the replicas the public reads use (tests), or undefined to go back to DATABASE_READ_URL. */
+export function setReadDatabases(handles: (DbHandle | Promise<DbHandle>)[] | undefined): void {
+  injectedReaders = handles?.map((h) => Promise.resolve(h));
+}
+
+export const hasInjectedReadDatabases = () => injectedReaders !== undefined;
+
+/** The replicas' handles (each opened on first use), in the order DATABASE_READ_URL lists them. */
+export function readDatabases(): Promise<DbHandle>[] {
+  if (injectedReaders) return injectedReaders;
+  const config = getConfig();
+  if (config.databaseReadProblem) throw new ConfigError(config.databaseReadProblem, ["DATABASE_READ_URL"]);
+  return config.databaseReadUrls.map((url) => {
+    let handle = openedReaders.get(url);
+    if (!handle) {
+      handle = connect(url, config.databaseDriver, config.database);
+      openedReaders.set(url, handle);
+      // A failed connection attempt must not be cached forever.
+      handle.catch(() => openedReaders.delete(url));
+    }
+    return handle;
+  });
+}
+
+/**
+ * The database of whoever asks: inside a public read (db/read-scope.ts) the replica chosen for its client, when
+ * replicas are configured; otherwise the primary.
+ */
 export function getDatabase(): Promise<DbHandle> {
+  const key = readKey();
+  if (key !== undefined) {
+    const readers = readDatabases();
+    if (readers.length) return readers[bucket(key, readers.length)]!;
+  }
+  return getPrimaryDatabase();
+}
+
+/** The process-wide primary: an injected one, else DATABASE_URL. The sync, the cron and every write use it. */
+export function getPrimaryDatabase(): Promise<DbHandle> {
   if (!current) {
     const config = getConfig();
     const url = requireDatabaseUrl(config);

@@ -73,6 +73,8 @@ const EnvSchema = v.object({
   // database (/, /api/v0/config) down with it; the ones that do answer a 503 naming it.
   DATABASE_URL: optionalNonEmpty,
   DATABASE_DRIVER: v.optional(v.picklist(["pg", "neon"], "DATABASE_DRIVER must be pg or neon")),
+  // Checked by databaseProblem() below too: a bad replica URL takes down the public reads, never the sync.
+  DATABASE_READ_URL: optionalNonEmpty,
   PUBLIC_BASE_URL: url("PUBLIC_BASE_URL"),
   CRON_SECRET: optionalNonEmpty,
   LOG_LEVEL: v.optional(
@@ -143,6 +145,13 @@ export type Config = {
    * the connection). The sync engine's transactions get their own, longer statement budget.
    */
   database: { connectTimeoutMs: number; statementTimeoutMs: number; syncStatementTimeoutMs: number };
+  /**
+   * Read replicas (DATABASE_READ_URL, one URL or several separated by commas): the public reads go there, the sync,
+   * the cron and every write to DATABASE_URL (db/read-replicas.ts). Empty: everything reads the primary.
+   */
+  databaseReadUrls: string[];
+  /** Why DATABASE_READ_URL cannot be used (a malformed URL in it). */
+  databaseReadProblem: string | undefined;
   /** Forces the driver for DATABASE_URL (default: Neon's serverless driver for *.neon.tech hosts, else node-postgres). */
   databaseDriver: "pg" | "neon" | undefined;
   publicBaseUrl: string | undefined;
@@ -206,13 +215,17 @@ export class ConfigError extends Error {
 }
 
 /** Why DATABASE_URL cannot be used, if it cannot: the message names the variable, never its value. */
-function databaseProblem(url: string | undefined, onVercel: boolean): string | undefined {
+function databaseProblem(
+  url: string | undefined,
+  onVercel: boolean,
+  name = "DATABASE_URL",
+): string | undefined {
   if (url === undefined) {
     return onVercel
-      ? "DATABASE_URL is required on Vercel (the embedded PGlite database is for local runs only)"
+      ? `${name} is required on Vercel (the embedded PGlite database is for local runs only)`
       : undefined;
   }
-  const invalid = "DATABASE_URL must be a postgres:// or postgresql:// URL with a host";
+  const invalid = `${name} must be a postgres:// or postgresql:// URL with a host`;
   if (!/^postgres(ql)?:\/\//.test(url)) return invalid;
   try {
     return new URL(url).hostname ? undefined : invalid;
@@ -248,6 +261,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ]);
   }
   const problem = databaseProblem(e.DATABASE_URL, onVercel);
+  const readUrls = (e.DATABASE_READ_URL ?? "")
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  const readProblem =
+    readUrls.map((u) => databaseProblem(u, false, "DATABASE_READ_URL")).find(Boolean) ??
+    (readUrls.length && e.DATABASE_URL === undefined
+      ? "DATABASE_READ_URL needs DATABASE_URL (the primary, for the sync and every write)"
+      : undefined);
   const basemapTiles = tileLayer(e.BASEMAP_TILE_URL, e.BASEMAP_ATTRIBUTION);
   return {
     port: e.PORT,
@@ -259,6 +281,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
       syncStatementTimeoutMs: e.SYNC_STATEMENT_TIMEOUT_MS,
     },
+    databaseReadUrls: readProblem ? [] : readUrls,
+    databaseReadProblem: readProblem,
     databaseDriver: e.DATABASE_DRIVER,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
     cronSecret: e.CRON_SECRET,

@@ -11,6 +11,7 @@ import { builtinModules } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
+import { bundleClientFiles } from "../lib/html/client-build.js";
 import {
   HANDLER,
   includedFiles,
@@ -48,7 +49,20 @@ const NEVER = [
   "lib/devnet/",
   "node_modules/drizzle-kit/",
   "node_modules/@redis/client/",
+  "node_modules/esbuild/",
+  "lib/html/client-build.ts",
 ];
+
+/**
+ * The pages' own scripts and styles, bundled from lib/html/client/ before the functions: the module that serves them
+ * (lib/html/client-files.ts) is replaced by one that holds their texts, so the assets function reads no file and
+ * carries no bundler.
+ */
+const CLIENT_FILES_MODULE = /[\\/]lib[\\/]html[\\/]client-files\.ts$/;
+const clientFilesModule = (files: Record<string, string>) =>
+  `export const CLIENT_FILE_NAMES = ${JSON.stringify(Object.keys(files))};
+const FILES = ${JSON.stringify(files)};
+export const clientFile = async (name) => FILES[name];`;
 
 async function main() {
   const started = performance.now();
@@ -69,6 +83,7 @@ async function main() {
   for (const part of ["functions", "static", "config.json"])
     rmSync(join(OUT, part), { recursive: true, force: true });
 
+  const clientFiles = await bundleClientFiles();
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints: functions.map((fn) => ({
@@ -98,6 +113,15 @@ async function main() {
             namespace: "stub",
           }));
           b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: LOCAL_STORE_STUB, loader: "js" }));
+        },
+      },
+      {
+        name: "client-files",
+        setup(b) {
+          b.onLoad({ filter: CLIENT_FILES_MODULE }, () => ({
+            contents: clientFilesModule(clientFiles),
+            loader: "js",
+          }));
         },
       },
     ],

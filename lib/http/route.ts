@@ -1,7 +1,9 @@
+import { readingFromReplica } from "../../db/read-scope.js";
 import { getConfig } from "../config.js";
 import { htmlErrorResponse } from "../html/error-page.js";
 import { log } from "../log.js";
 import { authorizeRestricted } from "./auth.js";
+import { trustedClientIp } from "./client-ip.js";
 import { corsHeaders, preflightWith } from "./cors.js";
 import { methodNotAllowed } from "./errors.js";
 import { requestedFormat } from "./format.js";
@@ -105,7 +107,11 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
         limitHeaders = rateLimitHeaders(limit);
         if (limit.state === "limited") throw tooManyRequests(limit, limitHeaders);
       }
-      response = await handler(request);
+      // The public reads go to a read replica when there is one (db/read-scope.ts); everything else to the primary.
+      response =
+        options.access === "public" && (request.method === "GET" || request.method === "HEAD")
+          ? await readingFromReplica(trustedClientIp(request, getConfig()), () => handler(request))
+          : await handler(request);
     } catch (error) {
       response = errorResponse(error, request);
       // A browser that asked for HTML gets the same error as a page (status, headers and message unchanged).

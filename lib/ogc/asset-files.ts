@@ -1,12 +1,12 @@
 import { getConfig } from "../config.js";
-import { MAP_JS, SITE_CSS, SITE_JS, TILE_MAP_JS } from "../html/assets.js";
+import { clientFile } from "../html/client-files.js";
 import { type Asset, assetServer, CSS_TYPE, fromPackage, JS_TYPE } from "../http/static-assets.js";
 
 /**
  * The files the HTML pages load, all from our own origin (no CDN): Leaflet, topojson-client and Natural Earth's
  * country outlines (world-atlas) from their npm packages, read at run time — vercel.json's `includeFiles` for this
  * function alone ships them next to its bundle (scripts/build.ts), so no other function grows — and our own CSS and
- * scripts. A fixed allow-list: the file name never reaches the file system.
+ * scripts (lib/html/client/). A fixed allow-list: the file name never reaches the file system.
  */
 
 const ASSETS: Record<string, Asset> = {
@@ -20,10 +20,11 @@ const ASSETS: Record<string, Asset> = {
   "maplibre-gl.mjs": fromPackage(JS_TYPE, "maplibre-gl/dist/maplibre-gl.mjs"),
   "maplibre-gl-worker.mjs": fromPackage(JS_TYPE, "maplibre-gl/dist/maplibre-gl-worker.mjs"),
   "maplibre-gl.css": fromPackage(CSS_TYPE, "maplibre-gl/dist/maplibre-gl.css"),
-  "map.js": { type: JS_TYPE, load: async () => MAP_JS },
-  "tile-map.mjs": { type: JS_TYPE, load: async () => TILE_MAP_JS },
-  "site.js": { type: JS_TYPE, load: async () => SITE_JS },
-  "site.css": { type: CSS_TYPE, load: async () => SITE_CSS },
+  // Our own, bundled from lib/html/client/ (lib/html/client-files.ts).
+  "map.js": { type: JS_TYPE, load: () => clientFile("map.js") },
+  "tile-map.mjs": { type: JS_TYPE, load: () => clientFile("tile-map.mjs") },
+  "site.js": { type: JS_TYPE, load: () => clientFile("site.js") },
+  "site.css": { type: CSS_TYPE, load: () => clientFile("site.css") },
 };
 
 const serve = assetServer(ASSETS);

@@ -231,23 +231,45 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
     status: {
       type: "string",
       enum: ["ok", "degraded"],
-      description: "degraded: an enabled chain's data is stale",
+      description: "degraded: an enabled chain's data is stale, or a read replica does not answer",
     },
     version: { type: "string" },
     time: { type: "string", format: "date-time" },
-    checks: closed({
-      database: check({ status: { const: "ok" }, latency_ms: int() }),
-      rate_limiter: ref("RateLimiterCheck"),
-      sync: check(
-        {
-          status: { type: "string", enum: ["ok", "degraded", "unknown"] },
-          stale_after_seconds: int(),
-          chains: { type: "array", items: ref("ChainFreshness") },
-          problems: { type: "array", items: { type: "string" } },
+    checks: closed(
+      {
+        database: check({ status: { const: "ok" }, latency_ms: int() }),
+        rate_limiter: ref("RateLimiterCheck"),
+        sync: check(
+          {
+            status: { type: "string", enum: ["ok", "degraded", "unknown"] },
+            stale_after_seconds: int(),
+            chains: { type: "array", items: ref("ChainFreshness") },
+            problems: { type: "array", items: { type: "string" } },
+          },
+          ["problems"],
+        ),
+        replicas: {
+          type: "array",
+          description: "The read replicas (DATABASE_READ_URL), in its order; absent without replicas",
+          items: {
+            oneOf: [
+              closed({
+                status: { const: "ok" },
+                latency_ms: int(),
+                lag_seconds: {
+                  type: "number",
+                  minimum: 0,
+                  description: "How far its replay is behind the primary",
+                },
+              }),
+              closed({ status: { const: "error" }, reason: { type: "string" } }),
+            ],
+          },
         },
-        ["problems"],
-      ),
-    }),
+      },
+      undefined,
+      ["replicas"],
+    ),
   }),
   RateLimiterCheck: check({
     status: { type: "string", enum: ["ok", "failing-open"] },

@@ -1,6 +1,13 @@
 import { sql } from "drizzle-orm";
-import { type Db, getDatabase, queryRows } from "../../db/client.js";
+import {
+  type Db,
+  getDatabase,
+  getPrimaryDatabase,
+  hasInjectedReadDatabases,
+  queryRows,
+} from "../../db/client.js";
 import { databaseErrorOf } from "../../db/errors.js";
+import { type ReplicaCheck, replicaChecks } from "../../db/replica-health.js";
 import { chainConfigs } from "../chains/registry.js";
 import { LOCATION_SCHEMA } from "../chains/schema.js";
 import { ConfigError, getConfig } from "../config.js";
@@ -186,12 +193,13 @@ export async function health() {
       checks: { database: database.check, rate_limiter: rateLimiter },
     });
   }
-  const sync = await syncCheck(database.db);
+  const [sync, replicas] = await Promise.all([syncCheck(database.db), replicasCheck()]);
+  const replicasOk = !replicas || replicas.every((r) => r.status === "ok");
   return {
-    status: sync.status === "ok" ? "ok" : "degraded",
+    status: sync.status === "ok" && replicasOk ? "ok" : "degraded",
     version: VERSION,
     time: new Date().toISOString(),
-    checks: { database: database.check, rate_limiter: rateLimiter, sync },
+    checks: { database: database.check, rate_limiter: rateLimiter, sync, ...(replicas ? { replicas } : {}) },
   };
 }
 
@@ -230,11 +238,22 @@ async function syncCheck(db: Db) {
   };
 }
 
-/** The database answers `select 1` within 3 s; a missing or malformed DATABASE_URL is named as such. */
+/**
+ * The read replicas (DATABASE_READ_URL), when there are any: each one's replay lag behind the primary, in seconds
+ * (db/replica-health.ts). One that does not answer makes /health `degraded`: the public reads it serves fail.
+ */
+async function replicasCheck(): Promise<ReplicaCheck[] | undefined> {
+  const config = getConfig();
+  if (!config.databaseReadUrls.length && !config.databaseReadProblem && !hasInjectedReadDatabases())
+    return undefined;
+  return replicaChecks(3000);
+}
+
+/** The primary answers `select 1` within 3 s; a missing or malformed DATABASE_URL is named as such. */
 async function databaseCheck(): Promise<{ check: Check; problem?: string; db?: Db }> {
   const started = performance.now();
   try {
-    const handle = await withTimeout(getDatabase(), 3000);
+    const handle = await withTimeout(getPrimaryDatabase(), 3000);
     await withTimeout(handle.db.execute(sql`select 1`), 3000);
     return { check: { status: "ok", latency_ms: Math.round(performance.now() - started) }, db: handle.db };
   } catch (error) {

@@ -54,6 +54,26 @@ describe("configuration", () => {
       expect((error as Error).message).not.toContain("mysql://x");
     }
   });
+  it.each([
+    [
+      { DATABASE_URL: "postgres://h/db", DATABASE_READ_URL: "postgres://r1/db, mysql://r2" },
+      /DATABASE_READ_URL must be a postgres/,
+    ],
+    [{ DATABASE_READ_URL: "postgres://r1/db" }, /DATABASE_READ_URL needs DATABASE_URL/],
+  ])("refuses the read replicas for %o, naming DATABASE_READ_URL, and keeps the primary", (env, message) => {
+    const config = loadConfig(env as Record<string, string>);
+    expect(config.databaseReadUrls).toEqual([]);
+    expect(config.databaseReadProblem).toMatch(message);
+    expect(config.databaseReadProblem).not.toContain("mysql://r2");
+  });
+  it("reads several replicas from DATABASE_READ_URL, in order", () => {
+    const config = loadConfig({
+      DATABASE_URL: "postgres://h/db",
+      DATABASE_READ_URL: " postgres://r1/db ,postgres://r2/db,",
+    });
+    expect(config.databaseReadUrls).toEqual(["postgres://r1/db", "postgres://r2/db"]);
+    expect(config.databaseReadProblem).toBeUndefined();
+  });
   it("names the variables of an invalid environment", () => {
     try {
       loadConfig({ PORT: "abc", LOG_LEVEL: "loud" });
