@@ -33,7 +33,9 @@ function expectClose(actual: unknown, expected: unknown, tolerance: number) {
   }
   expect(Array.isArray(actual)).toBe(true);
   expect((actual as unknown[]).length).toBe((expected as unknown[]).length);
-  (expected as unknown[]).forEach((e, i) => expectClose((actual as unknown[])[i], e, tolerance));
+  (expected as unknown[]).forEach((e, i) => {
+    expectClose((actual as unknown[])[i], e, tolerance);
+  });
 }
 
 describe("crs on items", () => {
@@ -55,7 +57,10 @@ describe("crs on items", () => {
       res.body.features.forEach((f: Feature, i: number) => {
         const before: Feature = plain.body.features[i];
         expect(f.id).toBe(before.id);
-        if (!before.geometry) return expect(f.geometry).toBeNull();
+        if (!before.geometry) {
+          expect(f.geometry).toBeNull();
+          return;
+        }
         shapes.add(before.geometry.type);
         expect(f.geometry!.type).toBe(before.geometry.type);
         expectClose(f.geometry!.coordinates, mapPositions(before.geometry.coordinates, to), 0.0011);
@@ -71,7 +76,9 @@ describe("crs on items", () => {
     const res = await app.get(`${ITEMS}?limit=50&crs=${encodeURIComponent(uri(4326))}`);
     res.body.features.forEach((f: Feature, i: number) => {
       const before = plain.body.features[i].geometry;
-      if (before) expect(f.geometry!.coordinates).toEqual([...before.coordinates].reverse());
+      if (before) {
+        expect(f.geometry!.coordinates).toEqual([...before.coordinates].reverse());
+      }
     });
   });
 

@@ -7,7 +7,7 @@ import { linkWith } from "../../http/links.js";
 import { requestUrl } from "../../http/request-url.js";
 import { parseBbox } from "../../params/grammar.js";
 import { DAY_MS } from "../../proofs/timestamps.js";
-import { mapTileUrl } from "../../tiles/map-tile-url.js";
+import { mapStyleUrl, mapTileUrl } from "../../tiles/map-tile-url.js";
 import { CLUSTERS_LAYER, POINTS_LAYER } from "../../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../../tiles/web-mercator.js";
 import type { OgcFeature } from "../feature.js";
@@ -231,6 +231,7 @@ function tileMapSection(request: Request, collection: Collection): string {
   return `<div id="map" class="map" role="region" aria-label="${e(`Map of ${collection.title}`)}"></div>
 ${jsonBlock("tile-map-config", {
   tiles: mapTileUrl(request, collection),
+  style: mapStyleUrl(request, collection),
   maxZoom: MAX_ZOOM,
   layers: { points: POINTS_LAYER, clusters: CLUSTERS_LAYER },
   itemPath: `${PATHS.items(collection.id)}/`,
