@@ -28,6 +28,9 @@ describe("landing page", () => {
         "service-desc application/vnd.oai.openapi+json;version=3.0",
         "service-doc text/html",
         "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes application/json",
+        "describedby application/json",
+        "http://www.opengis.net/def/rel/ogc/1.0/styles application/json",
+        "stylesheet application/vnd.mapbox.style+json",
       ].sort(),
     );
     const href = (rel: string) => res.body.links.find((l: { rel: string }) => l.rel === rel).href;
@@ -133,11 +136,16 @@ describe("collections", () => {
     expect(res.status).toBe(200);
     expect(rels(res.body.links)).toEqual([
       "alternate text/html",
+      "describedby application/json",
       "http://www.opengis.net/def/rel/ogc/1.0/queryables application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/schema application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/sortables application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/styles application/json",
       "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector application/json",
       "items application/geo+json",
       "items text/html",
       "self application/json",
+      "stylesheet application/vnd.mapbox.style+json",
     ]);
     expect(res.body.links.find((l: { rel: string }) => l.rel === "items").href).toBe(
       `${TEST_BASE}/api/ogc/collections/location-proofs/items`,
