@@ -135,8 +135,11 @@ export async function loadBenchDatabase(name: string, rows: number): Promise<DbH
   }
 }
 
-/** bench:scale's database of synthetic proofs, which bench:instructions measures on too. */
-export const SCALE_DB = "lpqs_bench_scale";
+/**
+ * bench:scale's database of synthetic proofs, which bench:instructions measures on too; BENCH_SCALE_DB names another
+ * (a branch's own, where several people measure on one server).
+ */
+export const SCALE_DB = process.env.BENCH_SCALE_DB ?? "lpqs_bench_scale";
 
 /**
  * Database `name` holding `rows` synthetic proofs: reused when `reuse` and it already holds them (holdsBenchData),

@@ -31,8 +31,9 @@
  * before the first is timed: 40), --duration S (10 s per throughput run),
  * --harvest-budget S (stop a harvest after S seconds: 300), --keep (keep the database for the next run, which
  * reuses it while it holds the same N proofs, loaded the same day), --cpu-prof DIR (profile the server: node --cpu-prof), --only SECTIONS (a comma
- * list of latency, harvest, write, throughput: run only those; e.g. `--keep --only latency` to compare the CPU per
- * request of two commits on the same data).
+ * list of latency, harvest, write, throughput, orders, tiles: run only those; e.g. `--keep --only latency` to compare the CPU per
+ * request of two commits on the same data; orders: every sortby each way, its first and last page; tiles: the tiles of
+ * every filter the map sends, z0-z16, and the write path's cost per proof).
  */
 import http from "node:http";
 import { availableParallelism } from "node:os";
@@ -55,6 +56,7 @@ import {
 } from "./common.js";
 import { cannotSeparate, postgresPids, postmasterOf, separateCores, statOf } from "./cores.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
+import { ordersSection, tilesSection, writeCostLine } from "./scale-orders-tiles.js";
 import {
   connectInProcess,
   ITEMS,
@@ -79,7 +81,8 @@ const ARGS = benchArgs({
   texts: ["only", "cpu-prof"],
 });
 const ONLY = ARGS.only?.split(",");
-const runs = (section: "latency" | "harvest" | "write" | "throughput") => !ONLY || ONLY.includes(section);
+const runs = (section: "latency" | "harvest" | "write" | "throughput" | "orders" | "tiles") =>
+  !ONLY || ONLY.includes(section);
 const NODE24 = requireNode24();
 
 const dbUrl = benchDatabaseUrl(SCALE_DB);
@@ -379,6 +382,12 @@ async function main() {
       say(
         `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(s50), 8)} ${lpad(f1(k50), 9)} ${lpad((h50 / k50).toFixed(2), 6)}  ${h50 <= 1.5 * k50 + 1 ? "met" : "MISSED"}`,
       );
+    }
+
+    if (runs("orders")) await ordersSection(say, get, sqlClient, handle, Math.min(ARGS.iterations, 20));
+    if (runs("tiles")) {
+      await tilesSection(say, get, Math.min(ARGS.iterations, 9));
+      await writeCostLine(say, handle);
     }
 
     say(

@@ -147,7 +147,7 @@ export type Config = {
   database: { connectTimeoutMs: number; statementTimeoutMs: number; syncStatementTimeoutMs: number };
   /**
    * Read replicas (DATABASE_READ_URL, one URL or several separated by commas): the public reads go there, the sync,
-   * the cron and every write to DATABASE_URL (db/read-replicas.ts). Empty: everything reads the primary.
+   * the cron and every write to DATABASE_URL (db/read-scope.ts). Empty: everything reads the primary.
    */
   databaseReadUrls: string[];
   /** Why DATABASE_READ_URL cannot be used (a malformed URL in it). */

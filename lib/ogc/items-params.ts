@@ -156,7 +156,7 @@ export const ITEMS_PARAMS = {
   sortby: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "sortby must not be empty")),
-      "Comma-separated properties, '-' for descending (e.g. -event_timestamp); or distance alone: nearest first (then uid, then chain id), with near and radius.",
+      "A property, '-' for descending (e.g. -event_timestamp), then uid and chain id; further comma-separated properties only after uid, attestation_time or block_number (e.g. block_number,-chain), each order being an index seek. Or distance alone: nearest first (then uid, then chain id), with near and radius.",
       undefined,
       SORTBY_SCHEMA,
     ),

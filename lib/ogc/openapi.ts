@@ -386,7 +386,7 @@ function tilePaths(c: Collection): Record<string, unknown> {
       `A vector tile of ${c.id}`,
       "getTile",
       {
-        description: `A Mapbox Vector Tile: layer ${POINTS_LAYER} (a point per proof) when the tile holds at most ${MAX_POINTS} matching proofs, else layer ${CLUSTERS_LAYER} (clusters with exact counts); a tile without proofs has both layers empty.`,
+        description: `A Mapbox Vector Tile: layer ${POINTS_LAYER} (a point per proof) when the tile holds at most ${MAX_POINTS} matching proofs, else layer ${CLUSTERS_LAYER} (clusters with exact counts, or estimated ones marked approximate beyond a filtered tile's row budget); a tile without proofs has both layers empty.`,
         content: { [MEDIA.mvt]: { schema: { type: "string", format: "binary" } } },
       },
       [

@@ -72,7 +72,7 @@ export const orderKeys = (sort: SortSpec[] = DEFAULT_SORT): OrderKeys => ({
   signature: sortSignature(sort),
 });
 
-/** The sort as sortby writes it (`-event_timestamp`, `chain,-block_number`). */
+/** The sort as sortby writes it (`-event_timestamp`, `block_number,-chain`). */
 export const sortSignature = (sort: SortSpec[] = DEFAULT_SORT): string =>
   sort.map((s) => `${s.descending ? "-" : ""}${s.field}`).join(",");
 

@@ -7,7 +7,8 @@ import { TILE_EXTENT } from "./web-mercator.js";
  * A tile as a Mapbox Vector Tile (version 2), encoded by MapLibre's maintained encoder (@maplibre/vt-pbf), with two
  * layers (lib/tiles/tile-rules.ts):
  * - `location-proofs`: one point per proof (uid, chain, prover, event_timestamp, revoked, memo), in a points tile;
- * - `location-proof-clusters`: one point per cluster (count, and uid when the count is one), in a clusters tile.
+ * - `location-proof-clusters`: one point per cluster (count, and uid when the count is one; `approximate` when the
+ *   count is estimated, lib/tiles/tile-budget.ts), in a clusters tile.
  * Both are written in every tile, the other one without features (decoders skip a layer without features); a
  * tile without proofs has both so, a valid tile of a few dozen bytes.
  */
@@ -49,7 +50,11 @@ const layer = (name: string, features: VectorTileFeatureLike[]): VectorTileLayer
 const pointProperties = (point: TilePoint): Properties => point.properties as Properties;
 
 const clusterProperties = (c: TileCluster): Properties =>
-  c.uid === null ? { count: c.count } : { count: c.count, uid: c.uid };
+  c.approximate
+    ? { count: c.count, approximate: true }
+    : c.uid === null
+      ? { count: c.count }
+      : { count: c.count, uid: c.uid };
 
 export function encodeTile(content: TileContent): Uint8Array {
   const points = content.kind === "points" ? content.points : [];

@@ -4,6 +4,7 @@ import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
 import { renderedOnce } from "../proofs/sql-once.js";
+import { budgetedContent, ROW_BUDGET, type RowBudget } from "./tile-budget.js";
 import { cellCounts, countsAnswer } from "./tile-pyramid.js";
 import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
@@ -12,8 +13,17 @@ import { TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.j
 /** A proof as a tile carries it: where in the tile (0..4095), and the properties of TILE_PROPERTIES. */
 export type TilePoint = { px: number; py: number; properties: Record<string, string | boolean | null> };
 
-/** A cluster: where in the tile, how many proofs, and the one proof's uid when there is one. */
-export type TileCluster = { px: number; py: number; count: number; uid: string | null };
+/**
+ * A cluster: where in the tile, how many proofs, and the one proof's uid when there is one; `approximate` when the
+ * count is an estimate from a sample of the cell (lib/tiles/tile-budget.ts), never set on an exact count.
+ */
+export type TileCluster = {
+  px: number;
+  py: number;
+  count: number;
+  uid: string | null;
+  approximate?: boolean;
+};
 
 export type TileContent =
   | { kind: "points"; points: TilePoint[] }
@@ -60,8 +70,13 @@ export function tileFilter(filter: ProofFilter, t: TileAddress): ProofFilter {
  * tile's key range matches, so the scan stops at that many). With a chain, the counts say first: the proofs of a
  * chain may be few in a crowded tile, and the scan would pass all the others.
  */
-export async function tileContent(db: Db, t: TileAddress, filter: ProofFilter): Promise<TileContent> {
-  if (!countsAnswer(filter, t)) return tileContentFromRows(db, t, filter);
+export async function tileContent(
+  db: Db,
+  t: TileAddress,
+  filter: ProofFilter,
+  budget: RowBudget = ROW_BUDGET,
+): Promise<TileContent> {
+  if (!countsAnswer(filter, t)) return budgetedContent(db, t, filter, budget);
   if (!filter.chains?.length) {
     const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
     if (points.length <= MAX_POINTS) return { kind: "points", points };
@@ -79,13 +94,13 @@ export async function tileContentFromRows(db: Db, t: TileAddress, filter: ProofF
   return clustersTile(await clustersFromRows(db, t, filter));
 }
 
-const clustersTile = (clusters: TileCluster[]): TileContent => ({
+export const clustersTile = (clusters: TileCluster[]): TileContent => ({
   kind: "clusters",
   clusters,
   total: clusters.reduce((n, c) => n + c.count, 0),
 });
 
-const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
+export const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
   const where = whereClause(tileFilter(filter, t));
   return where ? sql`where ${where}` : sql``;
 };
@@ -151,7 +166,7 @@ async function clustersFromRows(db: Db, t: TileAddress, filter: ProofFilter): Pr
 }
 
 /** A cluster as read: the mean world pixel of its proofs, their number, the uid of a single one. */
-export type ClusterRow = { mx: number; my: number; n: number; uid: string | null };
+export type ClusterRow = { mx: number; my: number; n: number; uid: string | null; approximate?: boolean };
 
 /**
  * The cluster's position in the tile's grid. The mean of pixels inside one cell lies inside it (a cell is convex),
@@ -162,5 +177,12 @@ export function clusterAt(t: TileAddress, r: ClusterRow): TileCluster {
   const tileSize = 2 ** (WORLD_BITS - t.z);
   const inTile = (mean: number, index: number) =>
     Math.min(4095, Math.max(0, Math.floor((Number(mean) - index * tileSize) / unit)));
-  return { px: inTile(r.mx, t.x), py: inTile(r.my, t.y), count: Number(r.n), uid: r.uid ?? null };
+  const cluster: TileCluster = {
+    px: inTile(r.mx, t.x),
+    py: inTile(r.my, t.y),
+    count: Number(r.n),
+    uid: r.uid ?? null,
+  };
+  if (r.approximate) cluster.approximate = true;
+  return cluster;
 }

@@ -4,24 +4,29 @@ import { FORMAT_ONLY } from "../http/format.js";
 import { routeParam } from "../http/query.js";
 import { ITEMS_PARAMS } from "../ogc/items-params.js";
 import { TILE_MATRIX_SET_IDS } from "./tile-matrix-set.js";
-import type { TILE_FILTER_NAMES } from "./tile-rules.js";
+import { type ITEMS_PAGE_NAMES, TILE_FILTER_NAMES } from "./tile-rules.js";
 import { MAX_ZOOM, type TileAddress } from "./web-mercator.js";
 
 /**
- * The query parameters of a tile: the items' filters (lib/ogc/items-params.ts, the same validators and messages),
- * so a map shows the proofs the list beside it pages through. What pages or orders a list (limit, offset, cursor,
- * sortby) and bbox (the tile is the box) are not among them: sent to a tile, they are 400s like any unknown
- * parameter.
+ * The query parameters of a tile: the items' filters (lib/ogc/items-params.ts, the same validators and messages), by
+ * the one list of their names (TILE_FILTER_NAMES), so a map shows the proofs the list beside it pages through. What
+ * pages or orders a list (limit, offset, cursor, sortby) and bbox (the tile is the box) are not among them: sent to a
+ * tile, they are 400s like any unknown parameter.
  */
-export const TILE_PARAMS = {
-  datetime: ITEMS_PARAMS.datetime,
-  chain: ITEMS_PARAMS.chain,
-  prover: ITEMS_PARAMS.prover,
-  subject: ITEMS_PARAMS.subject,
-  filter: ITEMS_PARAMS.filter,
-  "filter-lang": ITEMS_PARAMS["filter-lang"],
-  "filter-crs": ITEMS_PARAMS["filter-crs"],
-} satisfies Record<(typeof TILE_FILTER_NAMES)[number], v.GenericSchema>;
+export const TILE_PARAMS = Object.fromEntries(
+  TILE_FILTER_NAMES.map((name) => [name, ITEMS_PARAMS[name]]),
+) as {
+  [K in TileFilterName]: (typeof ITEMS_PARAMS)[K];
+};
+
+/**
+ * Every items parameter is a tile filter or a page parameter (ITEMS_PAGE_NAMES), never neither: a compile error
+ * names a new items parameter until it is put in one of the two lists.
+ */
+type Unsorted = Exclude<keyof typeof ITEMS_PARAMS, TileFilterName | (typeof ITEMS_PAGE_NAMES)[number]>;
+export const EVERY_ITEMS_PARAM_SORTED: [Unsorted] extends [never] ? true : Unsorted = true;
+
+type TileFilterName = (typeof TILE_FILTER_NAMES)[number];
 
 export type TileQuery = v.InferOutput<v.ObjectSchema<typeof TILE_PARAMS, undefined>>;
 

@@ -25,7 +25,7 @@ export const countsAnswer = (filter: ProofFilter, t: TileAddress): boolean =>
   t.z <= COUNTS_MAX_ZOOM && filter.includeRevoked === true && !filter.bbox && testsOnly(filter, ["chains"]);
 
 /**
- * A cluster cell as read: its cell on the tile's grid, its proofs, their mean world pixel, and for a cell of one
+ * A cluster cell as read: its cell on the world's grid of level z + 3 (gx, gy: the tile's cells are x·8 … x·8 + 7), its proofs, their mean world pixel, and for a cell of one
  * proof its uid (the XOR of the cell's uids, proof_tile_uid_parts).
  */
 export type CellCount = { gx: number; gy: number; n: number; mx: number; my: number; uid: string | null };

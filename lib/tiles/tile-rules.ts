@@ -12,6 +12,14 @@ export const MAX_POINTS = 500;
 export const CLUSTER_GRID_BITS = 3;
 export const CLUSTER_GRID = 2 ** CLUSTER_GRID_BITS;
 
+/**
+ * The most proofs a tile reads for a filter the counts cannot answer (a time window, a prover, a subject, where a
+ * record comes from, a circle, a CQL2 filter): what one tile may cost whatever its filter (lib/tiles/tile-budget.ts).
+ * Up to it, the tile is made from the rows and is exact; beyond it, each of its crowded cells is estimated from a
+ * sample of its proofs. A multiple of the 64 cells of a tile, each of which reads at most ROW_BUDGET / 64 then.
+ */
+export const ROW_BUDGET = 4096;
+
 export const POINTS_LAYER = "location-proofs";
 export const CLUSTERS_LAYER = "location-proof-clusters";
 
@@ -23,16 +31,29 @@ export const CLUSTERS_LAYER = "location-proof-clusters";
 export const TILE_PROPERTY_NAMES = ["uid", "chain", "prover", "event_timestamp", "revoked", "memo"] as const;
 export const MEMO_CHARS = 40;
 
-/** The query parameters a tile takes (lib/tiles/tile-params.ts): the items' filters, by name. */
+/**
+ * The query parameters a tile takes (lib/tiles/tile-params.ts), and so the ones the items page passes on to its map
+ * (lib/tiles/map-tile-url.ts): every filter of the items (lib/ogc/items-params.ts), by name. The items' parameters
+ * that page or order a list, and bbox (the tile is the box), are ITEMS_PAGE_NAMES; tile-params.ts checks that every
+ * items parameter is in exactly one of the two lists, so a filter added to the items cannot be left off the map.
+ */
 export const TILE_FILTER_NAMES = [
   "datetime",
   "chain",
+  "schema",
+  "protocolVersion",
+  "locationType",
   "prover",
   "subject",
+  "near",
+  "radius",
   "filter",
   "filter-lang",
   "filter-crs",
 ] as const;
+
+/** The items' parameters that are not filters of the proofs: the format, the page, the order, and bbox. */
+export const ITEMS_PAGE_NAMES = ["f", "limit", "offset", "cursor", "bbox", "bbox-crs", "sortby"] as const;
 
 /**
  * The most bytes a tile takes: a points tile of MAX_POINTS proofs whose every value is as long as it can be (its own

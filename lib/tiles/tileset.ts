@@ -5,7 +5,15 @@ import { alternates, type Collection, CRS84, type Link, MEDIA, PATHS, REL } from
 import { jsonSchemaOf, proofProperty } from "../proofs/properties.js";
 import { EPSG_3857, WEB_MERCATOR_QUAD, WEB_MERCATOR_QUAD_URI } from "./tile-matrix-set.js";
 import { TILE_ROUTE_PARAMS } from "./tile-params.js";
-import { CLUSTERS_LAYER, MAX_POINTS, MEMO_CHARS, POINTS_LAYER, TILE_PROPERTY_NAMES } from "./tile-rules.js";
+import {
+  CLUSTERS_LAYER,
+  MAX_POINTS,
+  MEMO_CHARS,
+  POINTS_LAYER,
+  ROW_BUDGET,
+  TILE_FILTER_NAMES,
+  TILE_PROPERTY_NAMES,
+} from "./tile-rules.js";
 import { MAX_LATITUDE, MAX_ZOOM, MIN_ZOOM } from "./web-mercator.js";
 
 /**
@@ -111,7 +119,8 @@ export function tilesetDocument(request: Request, collection: Collection, format
       `${MAX_POINTS} matching proofs holds each of them in layer ${POINTS_LAYER}; a tile with more holds their ` +
       `clusters in layer ${CLUSTERS_LAYER}: an 8 × 8 grid over the tile, each cell with proofs one feature with ` +
       `their exact count at their mean position (and the proof's uid when the count is 1). Takes the items' ` +
-      `filters (datetime, chain, prover, subject, filter).`,
+      `filters (${TILE_FILTER_NAMES.join(", ")}). A tile reads at most ${ROW_BUDGET} proofs: beyond that, for a ` +
+      `filter other than chain, a crowded cell's count is estimated from a sample and the cluster says approximate.`,
     tileMatrixSetLimits: Array.from({ length: MAX_ZOOM - MIN_ZOOM + 1 }, (_, i) => {
       const last = 2 ** (MIN_ZOOM + i) - 1;
       return {
@@ -147,7 +156,11 @@ export function tilesetDocument(request: Request, collection: Collection, format
           required: ["count"],
           properties: {
             count: { type: "integer", minimum: 1, description: "Number of proofs in the cluster" },
-            uid: { type: "string", description: "The proof's uid, when count is 1" },
+            uid: { type: "string", description: "The proof's uid, when count is 1 and exact" },
+            approximate: {
+              type: "boolean",
+              description: "Present (true) only when count is an estimate from a sample of the cell's proofs",
+            },
           },
         },
       },

@@ -1,7 +1,7 @@
 import type { NewLocationProofRow } from "../../db/schema.js";
 import { proofProperty } from "../../lib/proofs/properties.js";
 
-/** A sortby as the tests write it: `-event_timestamp`, `chain,-block_number`. */
+/** A sortby as the tests write it: `-event_timestamp`, `block_number,-chain`. */
 export const parseSortby = (sortby: string): { field: string; descending: boolean }[] =>
   sortby.split(",").map((s) => ({ field: s.replace(/^[-+]/, ""), descending: s.startsWith("-") }));
 

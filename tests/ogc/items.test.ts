@@ -473,13 +473,13 @@ describe("items: links carry every other parameter", () => {
 
 describe("items: sortby", () => {
   it("sorts by the given properties, completed by uid for a total order", async () => {
-    const res = await app.get(`${ITEMS}?limit=1000&sortby=chain,-block_number`);
+    const res = await app.get(`${ITEMS}?limit=1000&sortby=block_number,-chain`);
     expect(res.status).toBe(200);
     const got = res.body.features.map((f: { properties: { chain: string; block_number: number } }) => [
-      f.properties.chain,
       f.properties.block_number,
+      f.properties.chain,
     ]);
-    const sorted = [...got].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[1] - a[1]));
+    const sorted = [...got].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? 1 : a[1] > b[1] ? -1 : 0));
     expect(got).toEqual(sorted);
     const asc = await app.get(`${ITEMS}?limit=5&sortby=%2Bevent_timestamp`);
     const oldest = rows

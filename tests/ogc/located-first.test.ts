@@ -85,7 +85,7 @@ const QUERIES: Query[] = [
   { bbox: { minLon: -180, minLat: -90, maxLon: 180, maxLat: 90 } },
   { datetime: { start: new Date(NOW.getTime() - 40 * DAY), end: new Date(NOW.getTime() - 10 * DAY) } },
   { bbox: EUROPE, datetime: { start: new Date(NOW.getTime() - 60 * DAY) } },
-  { bbox: EUROPE, sortby: "chain,-block_number" },
+  { bbox: EUROPE, sortby: "block_number,-chain" },
   { bbox: EUROPE, datetime: { start: new Date(NOW.getTime() - 60 * DAY) }, sortby: "-longitude" },
   { datetime: { start: new Date(NOW.getTime() - 50 * DAY) }, sortby: "event_timestamp" },
 ];

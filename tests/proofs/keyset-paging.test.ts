@@ -79,10 +79,11 @@ async function walkBothWays(path: string) {
 
 const SORTS = [
   ...SORTABLE_PROPERTIES.flatMap((q) => [q.name, `-${q.name}`]),
-  "chain,-block_number",
-  "chain,-longitude",
+  "block_number,-chain",
+  "attestation_time,-longitude",
+  "chain,-uid",
   "-latitude,uid",
-  "prover,event_timestamp",
+  "prover,-uid",
   "-event_timestamp,-uid",
 ];
 

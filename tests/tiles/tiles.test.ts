@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs, SYNTHETIC_CITIES } from "../../lib/local/synthetic-proofs.js";
-import { CLUSTER_GRID, CLUSTERS_LAYER, MAX_POINTS, POINTS_LAYER } from "../../lib/tiles/tile-rules.js";
+import { ITEMS_PARAMS } from "../../lib/ogc/items-params.js";
+import {
+  CLUSTER_GRID,
+  CLUSTERS_LAYER,
+  ITEMS_PAGE_NAMES,
+  MAX_POINTS,
+  POINTS_LAYER,
+  TILE_FILTER_NAMES,
+} from "../../lib/tiles/tile-rules.js";
 import { MAX_ZOOM, type TileAddress, tileBounds } from "../../lib/tiles/web-mercator.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { type DecodedTile, decodeTile } from "./decode.js";
@@ -223,6 +232,64 @@ describe("tiles hold exactly the items' proofs with coordinates", () => {
       await expectTileMatchesItems(tileAt(tokyoLon, tokyoLat, 6), f);
       await expectTileMatchesItems(tileAt(tokyoLon, tokyoLat, 12), f);
     }
+  });
+});
+
+describe("the map takes every filter the list takes", () => {
+  const SOURCE: Filters[] = [
+    { params: { schema: DEVNET_SCHEMA_UIDS.dart } },
+    { params: { protocolVersion: "1.0" } },
+    { params: { locationType: "geojson-point" } },
+    { params: { near: `${tokyoLon},${tokyoLat}`, radius: "300000" } },
+    { params: { schema: DEVNET_SCHEMA_UIDS.v01, chain: "base", near: "0,0", radius: "20000000" } },
+  ];
+
+  it("tiles answer schema, protocolVersion, locationType and near/radius as the items do", async () => {
+    for (const f of SOURCE) {
+      const z0 = await expectTileMatchesItems({ z: 0, x: 0, y: 0 }, f);
+      expect(z0.total, tileQuery(f)).toBeGreaterThan(0);
+      await expectTileMatchesItems(tileAt(tokyoLon, tokyoLat, 6), f);
+      await expectTileMatchesItems(tileAt(tokyoLon, tokyoLat, 12), f);
+    }
+  });
+
+  it("the items page's map asks its tiles for every filter of the page, and for nothing else", async () => {
+    const page = new URLSearchParams({
+      f: "html",
+      schema: DEVNET_SCHEMA_UIDS.dart,
+      protocolVersion: "1.0",
+      locationType: "geojson-point",
+      near: "139.69,35.69",
+      radius: "5000",
+      chain: "base",
+      datetime: "2026-05-01/..",
+      prover: samples[0]!.prover,
+      subject: samples[0]!.subject,
+      filter: "revoked = false",
+      "filter-lang": "cql2-text",
+      limit: "5",
+    });
+    const res = await app.request(`/api/ogc/collections/location-proofs/items?${page}`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const config = JSON.parse(
+      /<script type="application\/json" id="tile-map-config">(.*?)<\/script>/s.exec(html)![1]!,
+    );
+    const tiles = new URL(String(config.tiles).replace(/[{}]/g, ""), "http://x");
+    const expected = [...page.entries()].filter(([name]) => name !== "f" && name !== "limit");
+    expect([...tiles.searchParams.entries()]).toEqual(expected);
+    // And the tile at that URL answers (the tile takes each of them).
+    const t = tileAt(139.69, 35.69, 10);
+    const one = await app.request(`${TILES}/10/${t.x}/${t.y}${tiles.search}`);
+    expect(one.status, await one.clone().text()).toBe(200);
+  });
+
+  it("one list: every items parameter is a tile filter or a page parameter, never both, never neither", () => {
+    const filters = new Set<string>(TILE_FILTER_NAMES);
+    const page = new Set<string>(ITEMS_PAGE_NAMES);
+    for (const name of Object.keys(ITEMS_PARAMS))
+      expect(filters.has(name) !== page.has(name), name).toBe(true);
+    expect(filters.size + page.size).toBe(Object.keys(ITEMS_PARAMS).length);
   });
 });
 

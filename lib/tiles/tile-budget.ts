@@ -1,0 +1,107 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../db/client.js";
+import { locationProofs as p } from "../../db/schema.js";
+import { type ProofFilter, whereClause } from "../proofs/filter.js";
+import { clusterAt, clustersTile, type TileContent, tileContentFromRows } from "./tile-content.js";
+import { COUNTS_MAX_ZOOM, cellCounts } from "./tile-pyramid.js";
+import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
+
+export { ROW_BUDGET };
+
+import { tileCondition, WX, WY } from "./tile-sql.js";
+import type { TileAddress } from "./web-mercator.js";
+
+export type RowBudget = number;
+
+/** The filters whose own index finds their proofs (prover, subject): few of them are read that way, in any tile. */
+const selective = (f: ProofFilter): boolean => f.prover !== undefined || f.subject !== undefined;
+
+/**
+ * The tile's content for a filter the counts cannot answer, its cost bounded by `budget` proofs read:
+ * - beyond COUNTS_MAX_ZOOM a tile is small enough to read (no counts there, and few proofs in so small an area);
+ * - else the counts give the tile's proofs per cell (every proof, any filter: what the filter can at most match);
+ *   up to `budget` of them, or up to `budget` matches of a prover's or a subject's own index, the rows are read and
+ *   the tile is exact, as every tile of few proofs is;
+ * - else each cell with proofs reads at most budget / 64 of them (the first in tile key order, one index range) and
+ *   tests the filter on them: a cell that holds no more is exact; a fuller one is estimated (the matches of the
+ *   sample scaled to the cell's proofs) and its cluster says so (`approximate`), at the sample matches' mean
+ *   position. A cell whose sample matched nothing is left out: the filter matches few of its proofs, if any.
+ */
+export async function budgetedContent(
+  db: Db,
+  t: TileAddress,
+  filter: ProofFilter,
+  budget: RowBudget,
+): Promise<TileContent> {
+  if (t.z > COUNTS_MAX_ZOOM) return tileContentFromRows(db, t, filter);
+  const cells = (await cellCounts(db, t, {})).filter((c) => c.n > 0);
+  const candidates = cells.reduce((n, c) => n + c.n, 0);
+  if (candidates <= budget) return tileContentFromRows(db, t, filter);
+  if (selective(filter) && (await matchesAtMost(db, filter, budget)))
+    return tileContentFromRows(db, t, filter);
+  return sampledClusters(db, t, filter, cells, Math.max(1, Math.floor(budget / CLUSTER_GRID ** 2)));
+}
+
+/** Whether the filter matches at most `budget` proofs in the world, counted through its own index up to budget + 1. */
+async function matchesAtMost(db: Db, filter: ProofFilter, budget: RowBudget): Promise<boolean> {
+  const where = whereClause(filter);
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from (select 1 from ${p} ${where ? sql`where ${where}` : sql``} limit ${sql.raw(String(budget + 1))}) s`,
+  );
+  return Number(row?.n ?? 0) <= budget;
+}
+
+type SampleRow = {
+  gx: number;
+  gy: number;
+  read: number;
+  n: number;
+  sx: number;
+  sy: number;
+  uid: string | null;
+};
+
+/**
+ * The clusters of a crowded tile from at most `perCell` proofs of each of its cells (`cells`, from the counts): one
+ * statement, a range of the tile key's index per cell.
+ */
+async function sampledClusters(
+  db: Db,
+  t: TileAddress,
+  filter: ProofFilter,
+  cells: { gx: number; gy: number; n: number }[],
+  perCell: number,
+): Promise<TileContent> {
+  const where = whereClause(filter);
+  const matches: SQL = where ? sql`coalesce((${where}), false)` : sql`true`;
+  const limit = sql.raw(String(perCell));
+  // The counts name a cell by its column and row on the world's grid of level z + 3 (cellCounts).
+  const samples = cells.map((c) => {
+    const cell = { z: t.z + CLUSTER_GRID_BITS, x: c.gx, y: c.gy };
+    return sql`(select ${c.gx}::int as gx, ${c.gy}::int as gy, ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
+      from ${p} where ${tileCondition(cell)} limit ${limit})`;
+  });
+  const rows = await queryRows<SampleRow>(
+    db,
+    sql`select gx, gy, count(*)::int as read, count(*) filter (where m)::int as n,
+        (sum(wx) filter (where m))::float8 as sx, (sum(wy) filter (where m))::float8 as sy,
+        case when count(*) filter (where m) = 1 then min(uid) filter (where m) end as uid
+      from (${sql.join(samples, sql` union all `)}) s group by gx, gy having count(*) filter (where m) > 0
+      order by gy, gx`,
+  );
+  const inCell = new Map(cells.map((c) => [`${c.gx},${c.gy}`, c.n]));
+  const clusters = rows.map((r) => {
+    const proofs = inCell.get(`${r.gx},${r.gy}`) ?? 0;
+    const n = Number(r.n);
+    const exact = Number(r.read) >= proofs;
+    return clusterAt(t, {
+      mx: Number(r.sx) / n,
+      my: Number(r.sy) / n,
+      n: exact ? n : Math.max(1, Math.round((n * proofs) / Number(r.read))),
+      uid: exact ? r.uid : null,
+      approximate: !exact,
+    });
+  });
+  return clustersTile(clusters);
+}
