@@ -350,6 +350,15 @@ export const syncState = pgTable("sync_state", {
   schemaRangeSize: integer("schema_range_size"),
   paused: boolean("paused").notNull().default(false),
   pausedAt: timestamp("paused_at", { withTimezone: true, mode: "date" }),
+  /**
+   * Revocation reconciliation (lib/sync/revocations.ts): the last uid checked in the current pass (null: the next
+   * call starts a pass), how many proofs the pass has checked, when it started and when the last pass completed.
+   * Moved in the same transaction as the revocations each page writes, under the chain's lease.
+   */
+  reconcileCursor: text("reconcile_cursor"),
+  reconcileChecked: bigint("reconcile_checked", { mode: "number" }).notNull().default(0),
+  reconcilePassStartedAt: timestamp("reconcile_pass_started_at", { withTimezone: true, mode: "date" }),
+  reconcileCompletedAt: timestamp("reconcile_completed_at", { withTimezone: true, mode: "date" }),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
 

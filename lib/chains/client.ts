@@ -58,5 +58,34 @@ function httpTransport(urls: string[], options: ClientOptions): Transport {
           }
         : {}),
     });
-  return urls.length === 1 ? one(urls[0]!) : fallback(urls.map(one), { rank: false, retryCount: 1 });
+  return urls.length === 1
+    ? one(urls[0]!)
+    : fallback(
+        urls.map((url) => knowingBlocks(one(url))),
+        { rank: false, retryCount: 1 },
+      );
+}
+
+/**
+ * viem's `fallback` moves to the next endpoint on an error only, and a node that lags answers a block it does not
+ * have yet with `null`, not an error. Behind a fallback, such an answer becomes an error, so the next endpoint is
+ * asked; when none knows the block, the caller sees it as unknown (lib/sync/lag.ts), never as a reorg.
+ */
+function knowingBlocks(transport: Transport): Transport {
+  return (args) => {
+    const inner = transport(args);
+    return {
+      ...inner,
+      request: (async (call: { method: string; params?: unknown }, options?: unknown) => {
+        const result = await (inner.request as (c: unknown, o?: unknown) => Promise<unknown>)(call, options);
+        if (
+          result === null &&
+          (call.method === "eth_getBlockByNumber" || call.method === "eth_getBlockByHash")
+        ) {
+          throw new Error("block not found on this endpoint (it lags)");
+        }
+        return result;
+      }) as typeof inner.request,
+    };
+  };
 }

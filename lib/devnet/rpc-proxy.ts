@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { mulberry32 } from "../local/sample-proofs.js";
 
 type RpcCall = { jsonrpc: "2.0"; id: number | string; method: string; params?: unknown[] };
 
@@ -15,6 +16,13 @@ export type RpcProxyOptions = {
   refusal?: "suggest" | "plain";
   /** Fault injection: return a JSON-RPC error object to answer a call with it instead of forwarding. */
   intercept?: (call: RpcCall) => { code: number; message: string } | undefined;
+  /**
+   * A node `blocks` behind the devnet answers a `share` of the HTTP requests (1: all of them; 0.5: about every other
+   * one, drawn from a seeded generator, as a round-robin provider with one lagging node does): its head is lower,
+   * blocks above it are null, eth_getLogs past it is refused as the execution-apis tests say, and eth_call at
+   * "latest" reads its own older state.
+   */
+  lag?: { blocks: number; share: number; seed?: number };
 };
 
 export type RpcProxy = {
@@ -24,6 +32,8 @@ export type RpcProxy = {
   /** JSON-RPC calls received, by method */
   calls: Record<string, number>;
   refusals: number;
+  /** HTTP requests answered as the lagging node */
+  lagged: number;
   options: RpcProxyOptions;
   close(): Promise<void>;
 };
@@ -33,7 +43,16 @@ export type RpcProxy = {
  * the way hosted providers do, and injects faults. Real HTTP, so the engine under test runs unmodified.
  */
 export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy> {
-  const proxy: RpcProxy = { url: "", requests: 0, calls: {}, refusals: 0, options, close: async () => {} };
+  const proxy: RpcProxy = {
+    url: "",
+    requests: 0,
+    calls: {},
+    refusals: 0,
+    lagged: 0,
+    options,
+    close: async () => {},
+  };
+  const lagDraw = mulberry32(options.lag?.seed ?? 1);
   const server: Server = createServer(async (req, res) => {
     proxy.requests++;
     const body = await readBody(req);
@@ -50,6 +69,19 @@ export async function startRpcProxy(options: RpcProxyOptions): Promise<RpcProxy>
     const refused = calls.map((c) => refusal(proxy, c));
     if (refused.every((r) => r !== undefined)) {
       const out = refused.map((error, i) => ({ jsonrpc: "2.0", id: calls[i]!.id, error }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify(Array.isArray(parsed) ? out : out[0]));
+      return;
+    }
+    const lag = proxy.options.lag;
+    if (lag && lag.blocks > 0 && lagDraw() < lag.share) {
+      const out = await answerLagging(proxy.options.target, calls, lag.blocks);
+      if (!out) {
+        res.writeHead(502).end();
+        return;
+      }
+      proxy.lagged++;
       res
         .writeHead(200, { "content-type": "application/json" })
         .end(JSON.stringify(Array.isArray(parsed) ? out : out[0]));
@@ -89,6 +121,53 @@ function refusal(proxy: RpcProxy, call: RpcCall): { code: number; message: strin
     code: -32602,
     message: `Log response size exceeded. You can make eth_getLogs requests with up to a ${max} block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: ${ok}`,
   };
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+const isTag = (b: unknown) => b === undefined || b === "latest" || b === "safe" || b === "finalized";
+
+/** Answers each call as a node `behind` blocks behind the target would (RpcProxyOptions.lag). */
+async function answerLagging(
+  target: string,
+  calls: RpcCall[],
+  behind: number,
+): Promise<unknown[] | undefined> {
+  const head = await forward(target, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "eth_blockNumber" }));
+  if (!head) return undefined;
+  const lagHead = Math.max(0, Number(BigInt((JSON.parse(head.text) as { result: string }).result)) - behind);
+  const above = (b: unknown) => typeof b === "string" && b.startsWith("0x") && Number(BigInt(b)) > lagHead;
+  const out: unknown[] = [];
+  for (const call of calls) {
+    const reply = (r: object) => out.push({ jsonrpc: "2.0", id: call.id, ...r });
+    const params = [...(call.params ?? [])];
+    if (call.method === "eth_blockNumber") {
+      reply({ result: hex(lagHead) });
+      continue;
+    }
+    if (call.method === "eth_getBlockByNumber") {
+      if (above(params[0])) {
+        reply({ result: null });
+        continue;
+      }
+      if (isTag(params[0])) params[0] = hex(lagHead);
+    } else if (call.method === "eth_getLogs") {
+      const f = (params[0] ?? {}) as { toBlock?: string; blockHash?: string };
+      if (!f.blockHash && (isTag(f.toBlock) || above(f.toBlock))) {
+        reply({ error: { code: -32602, message: "block range extends beyond current head block" } });
+        continue;
+      }
+    } else if (call.method === "eth_call") {
+      if (above(params[1])) {
+        reply({ error: { code: -32000, message: "header not found" } });
+        continue;
+      }
+      if (isTag(params[1])) params[1] = hex(lagHead);
+    }
+    const got = await forward(target, JSON.stringify({ ...call, params }));
+    if (!got) return undefined;
+    out.push(JSON.parse(got.text));
+  }
+  return out;
 }
 
 /** Posts a JSON-RPC body to the node; undefined when the node cannot be reached. */

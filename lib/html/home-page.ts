@@ -1,7 +1,7 @@
 import type { proofStats } from "../proofs/stats.js";
 import { escapeHtml as e } from "./escape.js";
 import { page, SITE_PATHS } from "./layout.js";
-import { count, humanTime } from "./parts.js";
+import { count, humanTime, inWords } from "./parts.js";
 
 type Stats = Awaited<ReturnType<typeof proofStats>>;
 
@@ -34,6 +34,7 @@ const ENDPOINTS: { key: string; label: string; what: string }[] = [
 export function homePage(
   info: { name: string; version: string; links: Record<string, string> },
   stats: Stats | undefined,
+  networks: readonly { name: string; displayName: string }[],
 ): string {
   const numbers = stats
     ? `<div class="stats">
@@ -43,14 +44,20 @@ export function homePage(
 <div class="stat"><b>${dateCell(stats.latest_event)}</b><span>latest event</span></div>
 </div>`
     : '<p class="muted">Live counts are unavailable right now: the database did not answer. Please retry shortly.</p>';
-  const chains = stats
-    ? Object.entries(stats.by_chain)
-        .map(
-          ([name, c]) =>
-            `<tr><td>${e(name)}</td><td>${count(c.total)}</td><td>${count(c.revoked)}</td><td class="nowrap">${dateCell(c.latest_event)}</td></tr>`,
-        )
-        .join("")
-    : "";
+  // Every synced network, with or without proofs (then 0), and any other chain the database still holds.
+  const displayName = new Map(networks.map((n) => [n.name, n.displayName]));
+  const chainNames = stats
+    ? [...new Set([...networks.map((n) => n.name), ...Object.keys(stats.by_chain)])]
+    : [];
+  const chains = chainNames
+    .map((name) => {
+      const c = stats?.by_chain[name];
+      return `<tr><td>${e(displayName.get(name) ?? name)}</td><td>${count(c?.total ?? 0)}</td><td>${count(c?.revoked ?? 0)}</td><td class="nowrap">${dateCell(c?.latest_event ?? null)}</td></tr>`;
+    })
+    .join("");
+  const from = networks.length
+    ? `indexed from ${e(inWords(networks.map((n) => n.displayName)))}`
+    : "indexed from the chains this deployment syncs";
   const endpoints = ENDPOINTS.filter((x) => info.links[x.key])
     .map((x) => {
       const href = info.links[x.key]!;
@@ -61,7 +68,7 @@ export function homePage(
     title: info.name,
     section: "home",
     lead: `Public, read-only access to <strong>location proofs</strong>: Ethereum Attestation Service attestations that
-something was somewhere at some time, indexed from Arbitrum, Base, Celo and Sepolia. Browse them on a map, page
+something was somewhere at some time, ${from}. Browse them on a map, page
 through them, or read them as JSON and GeoJSON.`,
     body: `<div class="actions">
 <a class="button primary" href="${e(SITE_PATHS.map)}">Open the map of proofs</a>

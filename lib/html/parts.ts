@@ -158,6 +158,11 @@ export function linkList(links: readonly Link[]): string {
   return items.length ? `<ul class="links">${items.join("")}</ul>` : "";
 }
 
+/** Names in running text: "A", "A and B", "A, B and C". */
+export function inWords(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
 /** The protocol versions offered as filters (any other can be asked for in the URL). */
 const VERSIONS = ["0.1", "0.2", "1.0"];
 
@@ -166,7 +171,11 @@ const VERSIONS = ["0.1", "0.2", "1.0"];
  * version, schema — as links that set or clear one parameter and keep the others (paging starts again). Links, not a
  * form: an empty form field would send an empty parameter, which the API refuses.
  */
-export function sourceFacets(request: Request, path: string): string {
+export function sourceFacets(
+  request: Request,
+  path: string,
+  networks: readonly { name: string; displayName: string }[] = [],
+): string {
   const params = new URL(request.url).searchParams;
   const facet = (label: string, name: string, values: readonly string[], show = (v: string) => v) => {
     const current = params.get(name);
@@ -178,7 +187,18 @@ export function sourceFacets(request: Request, path: string): string {
     const all = current && !values.includes(current) ? [...values, current] : values;
     return `<li><span class="muted">${label}</span> ${[link(undefined, "any"), ...all.map((v) => link(v, show(v)))].join(" ")}</li>`;
   };
+  const networkName = new Map(networks.map((n) => [n.name, n.displayName]));
   return `<ul class="facets">
+${
+  networks.length > 1
+    ? facet(
+        "Chain",
+        "chain",
+        networks.map((n) => n.name),
+        (v) => networkName.get(v) ?? v,
+      )
+    : ""
+}
 ${facet("Location type", "locationType", LOCATION_TYPES)}
 ${facet("Protocol version", "protocolVersion", VERSIONS)}
 ${facet("Schema", "schema", [LOCATION_SCHEMA_UID], (v) => (v === LOCATION_SCHEMA_UID ? "v0.1" : shortHex(v)))}

@@ -1,3 +1,5 @@
+import { syncedNetworks } from "../chains/registry.js";
+import { getConfig } from "../config.js";
 import { linkWith } from "../http/links.js";
 import { escapeHtml as e } from "./escape.js";
 import { page, SITE_PATHS } from "./layout.js";
@@ -47,7 +49,7 @@ export function proofsPage(request: Request, path: string, doc: ListDocument, st
     }</a>
 <a class="button" href="${e(linkWith(request, path, { f: "json" }))}" title="rel: alternate · application/json">This page as JSON</a>
 </div>
-${sourceFacets(request, path)}
+${sourceFacets(request, path, syncedNetworks(getConfig()))}
 ${pager(request, { ...doc.pagination, offset: start, noun: ["proof", "proofs"], sizes: PAGE_SIZES })}
 ${proofTable(rows, proofPage)}`,
   });

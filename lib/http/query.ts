@@ -25,6 +25,18 @@ export function parseQuery<const E extends Entries>(
     if (values.length > 1) throw badParameter(key, `Parameter '${key}' must be given at most once`);
     raw[key] = values[0]!;
   }
+  return parseEntries(raw, entries);
+}
+
+/**
+ * Parses named string values against the entries, as a query string's (parseQuery) are: the first problem is a 400
+ * naming its parameter. Other ways to ask (the MCP tools: lib/mcp/) hand their arguments here, so that a value is
+ * taken or refused the same way whichever way it came.
+ */
+export function parseEntries<const E extends Entries>(
+  raw: Record<string, string>,
+  entries: E,
+): v.InferOutput<v.ObjectSchema<E, undefined>> {
   const result = v.safeParse(v.object(entries), raw);
   if (result.success) return result.output;
   const issue = result.issues[0];

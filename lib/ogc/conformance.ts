@@ -4,11 +4,13 @@ import { hrefFor, ogcResponse } from "./respond.js";
 
 /**
  * The conformance classes this service implements fully, and no others (never an invented URI). Part 3
- * (Filtering) and CQL2 classes are declared only where every requirement is met: queryables, the filter parameter,
- * CQL2 text with the basic operators and the advanced comparison operators (LIKE, BETWEEN, IN). Not declared:
- * CQL2 JSON, spatial and temporal function classes (only S_INTERSECTS, T_INTERSECTS, T_AFTER, T_BEFORE are
- * supported, and S_INTERSECTS tests non-point geometries by their bounding box), queryables as query parameters
- * (only chain, prover and subject are), property-property comparisons, case/accent-insensitive comparison.
+ * (Filtering) and CQL2 classes are declared only where every requirement holds on both collections (lib/ogc/cql2/,
+ * tested against an independent evaluator, the standard's examples and its schema): both encodings, basic CQL2,
+ * advanced comparison, case- and accent-insensitive comparison, temporal and array functions, property-property
+ * and arithmetic. Not declared: the spatial function classes (basic-spatial-functions too: on
+ * location-proof-shapes, S_INTERSECTS tests lines and polygons by their bounding box, and only S_INTERSECTS and
+ * S_DISJOINT are served), `functions` (no custom functions are served), and queryables as query parameters (only
+ * chain, prover and subject are).
  *
  * OGC API - Features - Part 2 (lib/crs/): `crs` on items and single items, `bbox-crs`, Content-Crs, each collection's
  * `crs` list and `storageCrs`. Part 5 (lib/ogc/schema.ts): the schema of each collection's features with the roles
@@ -38,6 +40,13 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
   "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
   "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+  "http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
+  "http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+  "http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison",
+  "http://www.opengis.net/spec/cql2/1.0/conf/temporal-functions",
+  "http://www.opengis.net/spec/cql2/1.0/conf/array-functions",
+  "http://www.opengis.net/spec/cql2/1.0/conf/property-property",
+  "http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
   "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core",
   "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset",
   "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",

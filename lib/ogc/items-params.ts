@@ -5,6 +5,7 @@ import { filterParam } from "../params/filter-params.js";
 import { doc } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
+import { FILTER_CRS, filterCrsOf } from "./cql2/crs.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
 
@@ -19,19 +20,6 @@ export const limitParam = v.pipe(
   v.minValue(1, "limit must be at least 1"),
   v.transform((n) => Math.min(n, OGC_MAX_LIMIT)),
 );
-
-/**
- * CQL2's geometry literals are CRS84 only (lib/ogc/cql2/); naming CRS84 explicitly is allowed, any other CRS is a
- * 400. lib/crs/transform.ts (geometryToCrs84) is what a compiler taking other systems would call.
- */
-const crs84Param = (name: string) =>
-  v.pipe(
-    v.string(),
-    v.check(
-      (s) => s.trim() === CRS84 || s.trim() === `<${CRS84}>`,
-      `${name} must be ${CRS84} (the only CRS served)`,
-    ),
-  );
 
 /** The JSON Schema the document states for a comma-separated list (queryParameters writes style form, explode false). */
 const SORTBY_SCHEMA = {
@@ -136,22 +124,27 @@ export const ITEMS_PARAMS = {
   filter: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "filter must not be empty")),
-      `CQL2 text over the queryables (see /collections/{collectionId}/queryables); at most ${CQL_LIMITS.length} characters and ${CQL_LIMITS.depth} levels of nesting. A predicate on a null (a feature without geometry or time) is not true.`,
+      `CQL2 over the queryables (see /collections/{collectionId}/queryables): CQL2 text (filter-lang=cql2-text, the default) or CQL2 JSON (filter-lang=cql2-json). At most ${CQL_LIMITS.length} characters, ${CQL_LIMITS.depth} levels of nesting, ${CQL_LIMITS.listItems} items in a list or array, ${CQL_LIMITS.vertices} vertices and ${CQL_LIMITS.arithmetic} arithmetic operators. Three-valued logic: a predicate on a null (a feature without geometry or time) is unknown, and so is its NOT; only true selects.`,
     ),
   ),
   "filter-lang": v.optional(
     doc(
       v.picklist(FILTER_LANGS, `filter-lang must be ${FILTER_LANGS.join(" or ")}`),
-      "Language of filter.",
+      "Encoding of filter: cql2-text or cql2-json (both parse into one tree, compiled once).",
       undefined,
       { default: "cql2-text" },
     ),
   ),
   "filter-crs": v.optional(
-    doc(crs84Param("filter-crs"), "CRS of geometry literals in filter; only CRS84.", undefined, {
-      type: "string",
-      enum: [CRS84],
-    }),
+    doc(
+      v.pipe(
+        v.string(),
+        v.check((s) => filterCrsOf(s) !== undefined, `filter-crs must be one of ${FILTER_CRS.join(", ")}`),
+      ),
+      `CRS of geometry literals in filter: ${FILTER_CRS.join(", ")}.`,
+      undefined,
+      { type: "string", enum: [...FILTER_CRS] },
+    ),
   ),
   sortby: v.optional(
     doc(

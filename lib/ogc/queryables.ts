@@ -47,7 +47,7 @@ export function queryablesDocument(href: (path: string) => string, collection: C
     $id: href(PATHS.queryables(collection.id)),
     type: "object",
     title: `Queryables of ${collection.id}`,
-    description: `Properties usable in a CQL2 filter (filter-lang=cql2-text). Geometries are in ${CRS84}.`,
+    description: `Properties usable in a CQL2 filter (filter-lang=cql2-text or cql2-json). Geometries are in ${CRS84}.`,
     properties,
     additionalProperties: false,
     links,

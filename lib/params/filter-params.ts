@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { CHAIN_NAMES } from "../chains/registry.js";
+import { knownChainNames } from "../chains/registry.js";
 import { formatParam } from "../http/format.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import {
@@ -28,7 +28,9 @@ export const FILTER_PARAMS = {
   near: nearParam,
   radius: radiusParam(MAX_RADIUS_M),
   datetime: datetimeParam,
-  chain: chainListParam(CHAIN_NAMES),
+  // The registry's networks and those the environment defines (CHAINS): a deployment's environment is set before
+  // its functions load.
+  chain: chainListParam(knownChainNames(process.env)),
   schema: schemaListParam,
   protocolVersion: protocolVersionListParam,
   locationType: locationTypeListParam,

@@ -234,9 +234,15 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     { column: p.attestationTime, sortable: true, queryable: true },
   ),
   prop("expiration_time", "timestamp", true, "When the attestation expires (null: never)", null),
-  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"]),
+  prop("recipe_type", "strings", true, "Proof recipe types", ["gps"], {
+    column: p.recipeType,
+    queryable: true,
+  }),
   prop("recipe_payload", "strings", true, "Proof recipe payloads (hex)", ["0x01"]),
-  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"]),
+  prop("media_type", "strings", true, "Media types of attached media", ["image/jpeg"], {
+    column: p.mediaType,
+    queryable: true,
+  }),
   prop("media_data", "strings", true, "Attached media (URIs or data)", ["ipfs://bafy…"]),
   prop("memo", "string", true, "Free-text memo", "Berlin", { column: p.memo, queryable: true }),
   prop(

@@ -5,7 +5,9 @@ import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { errorFields, log } from "../log.js";
 import { backfillSchemas, startBackfills } from "./backfill.js";
+import { deleteRows } from "./deletes.js";
 import { applyPolicy, discover, loadSchemas } from "./discovery.js";
+import { BlockUnknownError, untilKnown } from "./lag.js";
 import type { SyncOptions } from "./options.js";
 import { redecode } from "./redecode.js";
 import { findReorg } from "./reorg.js";
@@ -143,7 +145,7 @@ export function createChainSync(deps: ChainSyncDeps) {
           head = Number(await client.getBlockNumber({ cacheTime: 0 }));
           confirmedHead = head - chain.confirmations;
           await recordHead(db, chain.chainId, head);
-          ({ cursor, schemaCursor } = await handleReorg(cursor, schemaCursor, outcome));
+          ({ cursor, schemaCursor } = await handleReorg(head, cursor, schemaCursor, outcome));
           const stage = stageContext(started, outcome, schemaOutcome);
           const schemas = await loadSchemas(db, chain.chainId);
           let complete = true;
@@ -166,7 +168,8 @@ export function createChainSync(deps: ChainSyncDeps) {
               rangeSize: leased.rangeSize,
             });
             if (done.cursor >= from) cursor = done.cursor;
-            complete = found.complete && done.complete && target >= confirmedHead;
+            const deleted = await deleteRows(stage);
+            complete = found.complete && done.complete && target >= confirmedHead && deleted;
           } else if (!startedBackfills) {
             // Once per engine: the backfill script's later runs continue the backfill rather than restart it.
             await startBackfills(stage, schemas, deps.onlySchemas, cursor);
@@ -178,7 +181,11 @@ export function createChainSync(deps: ChainSyncDeps) {
         }
       }
     } catch (error) {
-      outcome.status = "error";
+      // A block the endpoint does not know yet (a lagging node), or a record seen in a log that the chain no longer
+      // (or not yet) has: the run stops before writing what depended on it, and the next run continues from the
+      // cursor (its reorg check sorts out a real reorg). Waiting, not failing.
+      outcome.status =
+        error instanceof BlockUnknownError || error instanceof ChainMovedError ? "partial" : "error";
       outcome.error = describeError(error);
     } finally {
       await beat.stop();
@@ -323,7 +330,9 @@ export function createChainSync(deps: ChainSyncDeps) {
       block: async (number) => {
         let b = hashes.get(number);
         if (!b) {
-          const got = await client.getBlock({ blockNumber: BigInt(number) });
+          const got = await untilKnown(`block ${number}`, () =>
+            client.getBlock({ blockNumber: BigInt(number) }),
+          );
           if (!got.hash) throw new ChainMovedError(`block ${number} has no hash`);
           b = { hash: got.hash.toLowerCase(), time: new Date(Number(got.timestamp) * 1000) };
           hashes.set(number, b);
@@ -336,13 +345,14 @@ export function createChainSync(deps: ChainSyncDeps) {
 
   /** Rewinds every cursor past a reorg (a stored hash no longer canonical); returns the cursors to continue from. */
   async function handleReorg(
+    head: number,
     cursor: number | null,
     schemaCursor: number | null,
     outcome: RunOutcome,
   ): Promise<{ cursor: number | null; schemaCursor: number | null }> {
     if (cursor === null && schemaCursor === null) return { cursor, schemaCursor };
     // Every run checks the newest stored hash (one request); only a mismatch loads the whole list.
-    const reorg = await findReorg(client, await storedBlocks(db, chain.chainId, true), () =>
+    const reorg = await findReorg(client, head, await storedBlocks(db, chain.chainId, true), () =>
       storedBlocks(db, chain.chainId),
     );
     if (!reorg) return { cursor, schemaCursor };

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
 import { log } from "../log.js";
+import { readUntilFound, untilKnown } from "./lag.js";
 import { getRegisteredLogs } from "./logs.js";
 import { type RegisteredSchema, readSchemas } from "./reads.js";
 import { describeSchema, indexes } from "./schemas.js";
@@ -83,11 +84,8 @@ export async function applyPolicy(
     (u) => !schemas.has(u) && !policy.deny.has(u),
   );
   if (missing.length) {
-    const records = await readSchemas(
-      stage.client,
-      stage.chain.schemaRegistry,
-      missing as Hex[],
-      readOptions(stage),
+    const records = await untilKnown("schema records", () =>
+      readSchemas(stage.client, stage.chain.schemaRegistry, missing as Hex[], readOptions(stage)),
     );
     for (const record of records.values()) {
       // A UID this chain's registry does not know has nothing to index here (yet): asked again next run.
@@ -176,7 +174,9 @@ export async function discover(
       (uid) => !schemas.has(uid) && !pending.rows.has(uid),
     );
     const records = fresh.length
-      ? await readSchemas(stage.client, chain.schemaRegistry, fresh, readOptions(stage))
+      ? await readUntilFound(fresh as Hex[], (some) =>
+          readSchemas(stage.client, chain.schemaRegistry, some, readOptions(stage)),
+        )
       : new Map<string, RegisteredSchema | null>();
     let foundHere = false;
     for (const e of logs.events) {

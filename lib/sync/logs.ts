@@ -16,6 +16,7 @@ import {
   registeredEventV1,
   revokedEvent,
 } from "../chains/eas-abi.js";
+import { BlockUnknownError, untilKnown } from "./lag.js";
 
 export type EasEvent = {
   kind: "Attested" | "Revoked";
@@ -125,13 +126,14 @@ export async function getLogsAdaptive(
       toBlock: toHex(toBlock),
     };
     try {
-      const logs = (await client.request({
-        method: "eth_getLogs",
-        params: [filter as never],
-      })) as unknown as RawLog[];
+      // A range past the answering node's head is asked again (another node, or the next fallback endpoint),
+      // never shrunk: the node lags, the range is fine (lib/sync/lag.ts).
+      const logs = (await untilKnown(`eth_getLogs ${args.fromBlock}-${toBlock}`, () =>
+        client.request({ method: "eth_getLogs", params: [filter as never] }),
+      )) as unknown as RawLog[];
       return { logs, toBlock, refused };
     } catch (error) {
-      if (attempt >= 12 || isRateLimit(error)) throw error;
+      if (attempt >= 12 || isRateLimit(error) || error instanceof BlockUnknownError) throw error;
       const help = getLogsRetryHelper({
         params: [
           {

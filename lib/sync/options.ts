@@ -32,6 +32,15 @@ export type SyncOptions = {
   statementTimeoutMs: number;
   /** Asked next to the time budget: true stops the run the same way (after the batch in flight; e.g. Ctrl-C). */
   shouldStop?: () => boolean;
+  /**
+   * Rows deleted per transaction when a schema is no longer indexed (lib/sync/deletes.ts): small enough that a batch,
+   * with the count triggers it fires, fits the statement budget.
+   */
+  deleteBatchSize: number;
+  /** At most this many delete batches per run (default: as many as the time budget allows). */
+  deleteBatchesPerRun?: number;
+  /** Proofs per page of revocation reconciliation (lib/sync/revocations.ts RECONCILE_PAGE unless set). */
+  reconcilePageSize?: number;
   /** Which schemas are indexed (SCHEMA_MODE, SCHEMA_ALLOW, SCHEMA_DENY; lib/sync/schemas.ts). */
   schemaPolicy: SchemaPolicy;
 };
@@ -50,6 +59,7 @@ export function syncOptions(
     readBatchSize: 100,
     readConcurrency: 4,
     commitSize: 2_000,
+    deleteBatchSize: 10_000,
     leaseMs,
     heartbeatMs: Math.max(100, Math.floor(leaseMs / 3)),
     statementTimeoutMs: config.database.syncStatementTimeoutMs,

@@ -25,8 +25,11 @@ export type ReadOptions = {
   batchSize: number;
   concurrency: number;
   blockNumber?: bigint;
-  /** false on a chain without Multicall3: one eth_call per read, sent as JSON-RPC batches by the client. */
-  multicall?: boolean;
+  /**
+   * The chain's Multicall3 (default: the canonical address); null on a chain without one: one eth_call per read,
+   * sent as JSON-RPC batches by the client.
+   */
+  multicall?: Address | null;
 };
 
 /**
@@ -49,9 +52,15 @@ export async function readCalls(
       const start = batches[next++]!;
       const batch = calls.slice(start, start + options.batchSize);
       const read =
-        options.multicall === false
+        options.multicall === null
           ? await readEach(client, target, batch, options.blockNumber)
-          : await readBatch(client, target, batch, options.blockNumber);
+          : await readBatch(
+              client,
+              options.multicall ?? MULTICALL3_ADDRESS,
+              target,
+              batch,
+              options.blockNumber,
+            );
       read.forEach((r, i) => {
         results[start + i] = r;
       });
@@ -63,6 +72,7 @@ export async function readCalls(
 
 async function readBatch(
   client: ChainClient,
+  multicall3: Address,
   target: Address,
   calls: readonly Hex[],
   blockNumber: bigint | undefined,
@@ -70,14 +80,14 @@ async function readBatch(
   const splitInHalf = async () => {
     const half = Math.ceil(calls.length / 2);
     return [
-      ...(await readBatch(client, target, calls.slice(0, half), blockNumber)),
-      ...(await readBatch(client, target, calls.slice(half), blockNumber)),
+      ...(await readBatch(client, multicall3, target, calls.slice(0, half), blockNumber)),
+      ...(await readBatch(client, multicall3, target, calls.slice(half), blockNumber)),
     ];
   };
   let results: readonly { success: boolean; returnData: Hex }[];
   try {
     const { data } = await client.call({
-      to: MULTICALL3_ADDRESS,
+      to: multicall3,
       data: encodeFunctionData({
         abi: multicall3Abi,
         functionName: "aggregate3",

@@ -1,36 +1,77 @@
 import type { ChainClient } from "../chains/client.js";
+import { BlockUnknownError, untilKnown } from "./lag.js";
 
-/** Whether the chain still has `hash` at `number`; a block above the head (anvil_rollback) is not canonical. */
-async function isCanonical(client: ChainClient, block: { number: number; hash: string }): Promise<boolean> {
+type Stored = { number: number; hash: string };
+
+/**
+ * What the chain says about a stored block: the same hash (canonical), another hash at a height the node has
+ * (orphaned: the only proof of a reorg), or nothing it can say — the block is above the head this run saw, or the
+ * endpoint does not know it after asking again (a lagging node; lib/sync/lag.ts).
+ */
+async function blockState(
+  client: ChainClient,
+  block: Stored,
+  head: number,
+): Promise<"canonical" | "orphaned" | "unknown"> {
+  if (block.number > head) return "unknown";
   try {
-    const b = await client.getBlock({ blockNumber: BigInt(block.number) });
-    return b.hash?.toLowerCase() === block.hash.toLowerCase();
+    const b = await untilKnown(`block ${block.number}`, () =>
+      client.getBlock({ blockNumber: BigInt(block.number) }),
+    );
+    return b.hash?.toLowerCase() === block.hash.toLowerCase() ? "canonical" : "orphaned";
   } catch (error) {
-    if ((error as { name?: string }).name === "BlockNotFoundError") return false;
+    if (error instanceof BlockUnknownError) return "unknown";
     throw error;
   }
 }
 
 /**
- * Checks the newest stored block hash; if the chain no longer has it, finds the newest stored block that is still
- * canonical. A block's hash commits to its parent, so canonical-ness is monotone along the stored list (canonical up
- * to some block, orphaned after it) and a binary search needs only log2(n) requests — even for a devnet that was
- * reset, where every stored hash is stale. Returns undefined when there was no reorg, else the common ancestor
- * (null: no stored block survives, re-index from the start block).
+ * Checks the newest stored block hash against the chain. Canonical: no reorg. A different hash: finds the newest
+ * stored block still canonical. A block's hash commits to its parent, so canonical-ness is monotone along the stored
+ * list (canonical up to some block, orphaned after it) and a binary search needs only log2(n) requests — even for a
+ * devnet that was reset, where every stored hash is stale.
+ *
+ * When the newest block cannot be checked (above the head seen, or unknown to the endpoint), the newest stored
+ * block at or below the head decides: orphaned proves a reorg (a rollback, a reset devnet); canonical means a
+ * lagging node, and nothing is undone — the run cannot write above the head it saw anyway. Returns undefined when
+ * there was no reorg, else the common ancestor (null: no stored block survives, re-index from the start block).
+ * Throws BlockUnknownError when a block the decision needs stays unknown: the run stops, nothing is deleted.
  */
 export async function findReorg(
   client: ChainClient,
-  newest: readonly { number: number; hash: string }[],
-  all: () => Promise<{ number: number; hash: string }[]>,
+  head: number,
+  newest: readonly Stored[],
+  all: () => Promise<Stored[]>,
 ): Promise<{ ancestor: number | null } | undefined> {
   const top = newest.at(-1);
-  if (!top || (await isCanonical(client, top))) return undefined;
+  if (!top) return undefined;
+  const topState = await blockState(client, top, head);
+  if (topState === "canonical") return undefined;
   const stored = await all();
-  let lo = -1; // index of the newest block known canonical (-1: none)
   let hi = stored.length - 1; // index of the oldest block known orphaned
+  if (topState === "unknown") {
+    // The newest stored block the node must have: at or below the head it reported.
+    let known = stored.length - 1;
+    while (known >= 0 && stored[known]!.number > head) known--;
+    if (known < 0) return undefined; // nothing checkable yet: wait for the head to pass the stored blocks
+    const state = await blockState(client, stored[known]!, head);
+    if (state === "unknown") {
+      throw new BlockUnknownError(`block ${stored[known]!.number}: the RPC endpoint does not know it yet`);
+    }
+    if (state === "canonical") {
+      if (top.number <= head)
+        throw new BlockUnknownError(`block ${top.number}: the RPC endpoint does not know it yet`);
+      return undefined;
+    }
+    hi = known;
+  }
+  let lo = -1; // index of the newest block known canonical (-1: none)
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (await isCanonical(client, stored[mid]!)) lo = mid;
+    const state = await blockState(client, stored[mid]!, head);
+    if (state === "unknown")
+      throw new BlockUnknownError(`block ${stored[mid]!.number}: the RPC endpoint does not know it yet`);
+    if (state === "canonical") lo = mid;
     else hi = mid;
   }
   return { ancestor: lo >= 0 ? stored[lo]!.number : null };

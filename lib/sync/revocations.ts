@@ -1,37 +1,45 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { randomUUID } from "node:crypto";
 import type { Hex } from "viem";
 import type { Db } from "../../db/client.js";
-import { locationProofs } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { log } from "../log.js";
 import { describeError, logFailure } from "./chain-sync.js";
+import { untilKnown } from "./lag.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
+import { acquireLease, ensureState, releaseLease } from "./store/lease.js";
+import { commitReconcilePage, type Reconciled, reconcilePage } from "./store/reconcile.js";
 import { finishRun, startRun } from "./store/runs.js";
 
 export type ReconcileResult = {
   chain: string;
-  status: "ok" | "partial" | "error";
-  /** stored non-revoked proofs compared with the chain */
+  status: "ok" | "partial" | "skipped" | "error";
+  /** stored non-revoked proofs compared with the chain by this call */
   checked: number;
   /** proofs found revoked on chain and marked revoked */
   changed: number;
   /** stored proofs EAS does not know (should be none) */
   missing: number;
-  /** false when the time budget ran out first; call again to continue */
+  /** true when this call finished a pass over every proof; false: call again, it continues where this one stopped */
   complete: boolean;
   blockNumber: number | null;
   durationMs: number;
+  /** why nothing was done (the chain's lease is held by a sync run) */
+  reason?: string;
   error?: string;
 };
 
-const PAGE = 1_000;
+/** Proofs per page: one read (Multicall3 batches) and one transaction each. */
+export const RECONCILE_PAGE = 1_000;
 
 /**
- * Full revocation reconciliation: every stored, non-revoked proof of the chain is read back from EAS (Multicall3
+ * Revocation reconciliation: every stored, non-revoked proof of the chain is read back from EAS (Multicall3
  * batches, at the confirmed head) and marked revoked when EAS says so. Revoked events already keep the flag current;
- * this is the on-demand safety net (e.g. after a gap in indexing). Pages by uid so memory stays flat.
+ * this is the on-demand safety net (e.g. after a gap in indexing). A pass pages by uid from its own persisted cursor
+ * (sync_state.reconcile_cursor), each page written with the cursor in one transaction under the chain's lease, so
+ * calls continue one another: every call checks at least one page, and a pass over N proofs ends within
+ * ceil(N / page size) calls (far fewer in practice: pages fit the time budget by the dozen).
  */
 export async function reconcileRevocations(deps: {
   db: Db;
@@ -43,14 +51,24 @@ export async function reconcileRevocations(deps: {
   requests?: () => number;
 }): Promise<ReconcileResult> {
   const { db, chain, client, options } = deps;
+  const pageSize = options.reconcilePageSize ?? RECONCILE_PAGE;
   const started = performance.now();
   const requestsAtStart = deps.requests?.() ?? 0;
+  const owner = `reconcile:${randomUUID()}`;
+  const writer = {
+    chainId: chain.chainId,
+    owner,
+    leaseMs: options.leaseMs,
+    statementTimeoutMs: options.statementTimeoutMs,
+  };
+  await ensureState(db, chain);
   const runId = await startRun(db, {
     chainId: chain.chainId,
     chain: chain.name,
     kind: "revocations",
     trigger: deps.trigger,
     startedAt: new Date(),
+    owner,
   });
   const result: ReconcileResult = {
     chain: chain.name,
@@ -62,71 +80,64 @@ export async function reconcileRevocations(deps: {
     blockNumber: null,
     durationMs: 0,
   };
+  let leased = false;
   try {
-    const blockNumber = (await client.getBlockNumber({ cacheTime: 0 })) - BigInt(chain.confirmations);
-    result.blockNumber = Number(blockNumber);
-    let after = "";
-    for (;;) {
-      if (performance.now() - started > options.timeBudgetMs) break;
-      const page = await db
-        .select({ uid: locationProofs.uid })
-        .from(locationProofs)
-        .where(
-          and(
-            eq(locationProofs.chainId, chain.chainId),
-            eq(locationProofs.revoked, false),
-            gt(locationProofs.uid, after),
-          ),
-        )
-        .orderBy(asc(locationProofs.uid))
-        .limit(PAGE);
-      if (page.length === 0) {
-        result.complete = true;
-        break;
-      }
-      after = page.at(-1)!.uid;
-      const reads = await readAttestations(
-        client,
-        chain.eas,
-        page.map((r) => r.uid as Hex),
-        {
-          batchSize: options.readBatchSize,
-          concurrency: options.readConcurrency,
-          blockNumber,
-          multicall: chain.multicall3,
-        },
-      );
-      result.checked += page.length;
-      for (const { uid } of page) {
-        const a = reads.get(uid);
-        if (a === null || a === undefined) {
-          result.missing++;
-          continue;
+    const state = await acquireLease(db, chain.chainId, owner, options.leaseMs);
+    if (!state) {
+      result.status = "skipped";
+      result.reason = "lease held by another writer";
+    } else {
+      leased = true;
+      const blockNumber = (await client.getBlockNumber({ cacheTime: 0 })) - BigInt(chain.confirmations);
+      result.blockNumber = Number(blockNumber);
+      let after = state.reconcileCursor;
+      for (;;) {
+        const page = await reconcilePage(db, chain.chainId, after, pageSize);
+        const reads = page.length
+          ? await untilKnown("reconciliation reads", () =>
+              readAttestations(client, chain.eas, page as Hex[], {
+                batchSize: options.readBatchSize,
+                concurrency: options.readConcurrency,
+                blockNumber,
+                multicall: chain.multicall3,
+              }),
+            )
+          : new Map();
+        const revoked: Reconciled[] = [];
+        for (const uid of page) {
+          const a = reads.get(uid);
+          if (a === null || a === undefined) result.missing++;
+          else if (a.revocationTime !== 0n)
+            revoked.push({
+              uid,
+              time: new Date(Number(a.revocationTime) * 1000),
+              readAt: Number(blockNumber),
+            });
         }
-        if (a.revocationTime === 0n) continue;
-        // The block of the revocation is unknown here; it is confirmed, so no rewind needs to undo it.
-        const updated = await db
-          .update(locationProofs)
-          .set({ revoked: true, revocationTime: new Date(Number(a.revocationTime) * 1000) })
-          .where(
-            and(
-              eq(locationProofs.chainId, chain.chainId),
-              eq(locationProofs.uid, uid),
-              eq(locationProofs.revoked, false),
-            ),
-          )
-          .returning({ uid: locationProofs.uid });
-        result.changed += updated.length;
+        const last = page.length < pageSize ? null : page.at(-1)!;
+        result.changed += await commitReconcilePage(db, { ...writer, revoked, checked: page.length, last });
+        result.checked += page.length;
+        after = last;
+        if (last === null) {
+          result.complete = true;
+          break;
+        }
+        // At least one page per call, so that calls always make progress; then the time budget decides.
+        if (performance.now() - started > options.timeBudgetMs || options.shouldStop?.()) break;
       }
-      if (page.length < PAGE) {
-        result.complete = true;
-        break;
-      }
+      if (!result.complete) result.status = "partial";
     }
-    if (!result.complete) result.status = "partial";
   } catch (error) {
     result.status = "error";
     result.error = describeError(error);
+  } finally {
+    if (leased)
+      await releaseLease(db, chain.chainId, owner).catch((error) =>
+        logFailure("revocation reconciliation: lease not released (it lapses on its own)", error, {
+          chain: chain.name,
+          owner,
+        }),
+      );
   }
   result.durationMs = Math.round(performance.now() - started);
   await finishRun(db, runId, chain.chainId, {
@@ -138,6 +149,7 @@ export async function reconcileRevocations(deps: {
     rewound: 0,
     rpcRequests: (deps.requests?.() ?? 0) - requestsAtStart,
     error: result.error ?? null,
+    reason: result.reason ?? null,
   }).catch((error) =>
     logFailure("revocation reconciliation: run history not written", error, {
       chain: chain.name,
@@ -146,6 +158,7 @@ export async function reconcileRevocations(deps: {
   );
   log(result.status === "error" ? "error" : "info", "revocation reconciliation", {
     chain: chain.name,
+    status: result.status,
     checked: result.checked,
     changed: result.changed,
     missing: result.missing,

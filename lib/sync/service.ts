@@ -228,6 +228,7 @@ export function createSyncService(deps: SyncServiceDeps) {
         complete: r.complete,
         block_number: r.blockNumber,
         duration_ms: r.durationMs,
+        ...(r.reason ? { reason: r.reason } : {}),
         ...(r.error ? { error: r.error } : {}),
       })),
     };

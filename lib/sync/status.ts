@@ -3,6 +3,7 @@ import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { ensureState } from "./store/lease.js";
 import { lastRuns } from "./store/runs.js";
+import { offRowsLeft } from "./store/schema-states.js";
 import { type HealthRules, heartbeatOverdue, writerHealth, writerState } from "./writer-health.js";
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -38,10 +39,11 @@ export async function chainStatus(deps: {
   rules: HealthRules;
 }) {
   const { db, chain } = deps;
-  const [state, runs, live] = await Promise.all([
+  const [state, runs, live, deletesPending] = await Promise.all([
     ensureState(db, chain),
     lastRuns(db, chain.chainId),
     liveHead(deps.client),
+    offRowsLeft(db, chain),
   ]);
   const head = live ?? state.headBlock;
   const confirmedHead = head === null ? null : head - chain.confirmations;
@@ -101,5 +103,15 @@ export async function chainStatus(deps: {
         }
       : null,
     last_success_at: iso(runs.lastSuccessAt),
+    // Rows of schemas no longer indexed that later runs still delete, in batches (lib/sync/deletes.ts).
+    deletes_pending: deletesPending,
+    // Revocation reconciliation's pass (lib/sync/revocations.ts): where it stands, and when one last completed.
+    reconciliation: {
+      in_pass: state.reconcileCursor !== null,
+      cursor_uid: state.reconcileCursor,
+      checked_in_pass: state.reconcileChecked,
+      pass_started_at: iso(state.reconcilePassStartedAt),
+      last_completed_at: iso(state.reconcileCompletedAt),
+    },
   };
 }

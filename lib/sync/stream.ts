@@ -4,6 +4,7 @@ import type { ChainSchemaRow, NewLocationProofRow } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { attestationRow, type DecodingSchema, type OnchainAttestation } from "./decode-attestation.js";
+import { readUntilFound } from "./lag.js";
 import { type EasEvent, getEasLogs } from "./logs.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
@@ -177,11 +178,13 @@ async function prepareSlice(
   const endEvent = events.find((e) => e.blockNumber === end);
   const [reads, block] = await Promise.all([
     uids.length
-      ? readAttestations(stage.client, chain.eas, uids as Hex[], {
-          batchSize: options.readBatchSize,
-          concurrency: options.readConcurrency,
-          multicall: chain.multicall3,
-        })
+      ? readUntilFound(uids as Hex[], (some) =>
+          readAttestations(stage.client, chain.eas, some, {
+            batchSize: options.readBatchSize,
+            concurrency: options.readConcurrency,
+            multicall: chain.multicall3,
+          }),
+        )
       : Promise.resolve(new Map<string, OnchainAttestation | null>()),
     endEvent ? Promise.resolve(undefined) : stage.block(end),
   ]);

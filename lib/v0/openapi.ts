@@ -212,6 +212,7 @@ export function nativeOpenApiDocument(request: Request) {
         "Public GET responses are cacheable for 30 s at a CDN and carry a strong ETag (If-None-Match → 304); errors and /health are no-store. CORS allows any origin.",
         `The OGC API - Features interface describes itself: [its OpenAPI 3.0 document](${base}/api/ogc/api), rendered at [its API page](${base}/api/ogc/api?f=html).`,
         `GraphQL over the same proofs, with the list's filters: [${base}/graphql](${base}/graphql) (GET and POST, GraphQL over HTTP; GraphiQL for a browser; the schema by introspection).`,
+        `For AI agents, the Model Context Protocol: [${base}/mcp](${base}/mcp) (POST, Streamable HTTP, stateless), whose tools search the proofs with this list's filters, fetch one, read the statistics and the configured networks, answering as the endpoints below do.`,
       ].join("\n\n"),
     },
     servers: [{ url: base }],

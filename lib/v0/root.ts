@@ -1,4 +1,6 @@
 import { getDb } from "../../db/client.js";
+import { syncedNetworks } from "../chains/registry.js";
+import { getConfig } from "../config.js";
 import { homePage } from "../html/home-page.js";
 import { htmlResponse } from "../html/layout.js";
 import type { Format } from "../http/format.js";
@@ -19,5 +21,5 @@ export async function rootResource(request: Request, format: Format): Promise<Re
     log("warn", "home page: counts unavailable", { error: errorFields(error) });
     return undefined;
   });
-  return htmlResponse(homePage(info, stats));
+  return htmlResponse(homePage(info, stats, syncedNetworks(getConfig())));
 }

@@ -15,7 +15,8 @@ const rows = sampleProofs({ count: 120, seed: 9 });
 const ITEMS = "/api/ogc/collections/location-proofs/items";
 const [, tokyoLon, tokyoLat] = SYNTHETIC_CITIES[0]!;
 // Crowds around 30 cities: many more than a tile carries as points at the world's zoom.
-const site = siteForSuite(rows, {}, (started) =>
+// The networks the sample proofs come from are the ones synced: the map offers a chip for each.
+const site = siteForSuite(rows, { CHAINS: "sepolia,base,arbitrum,celo" }, (started) =>
   loadSyntheticProofs(started.app.db, { count: 3000, days: 400 }),
 );
 
@@ -101,7 +102,7 @@ describe("the map of every proof", () => {
     page.on("request", (r) => {
       if (r.url().includes("/tiles/WebMercatorQuad/")) tiles.push(r.url());
     });
-    await page.locator(".map-filters a", { hasText: /^base$/ }).click();
+    await page.locator(".map-filters a", { hasText: /^Base$/ }).click();
     await page.waitForURL(/chain=base.*#map=/);
     await page.waitForSelector("#map[data-ready]", { timeout: 20_000 });
     const d = await drawn();

@@ -243,6 +243,34 @@ const cqlAtom = fc.oneof(
     "S_INTERSECTS(geometry, BBOX(170, -20, -170, -10))",
     "S_INTERSECTS(geometry, BBOX(1e309, 0, 1, 1))",
     "S_INTERSECTS(geometry, POINT(180 90))",
+    // Arithmetic at its edges: overflow, division by zero, powers the database refuses, long chains.
+    "latitude * 1e308 * 1e308 > 1",
+    "block_number ^ 100 > 1",
+    "latitude ^ -0.5 > 1",
+    "latitude / 0 > 1",
+    "latitude % 0 = 1",
+    "block_number div 0 = 1",
+    "0 ^ -1 = 1",
+    "-2 ^ 0.5 = 1",
+    `latitude${" * 1e300".repeat(1000)} > 1`,
+    `${"(".repeat(40)}latitude${" + 1)".repeat(40)} > 1`,
+    "latitude > longitude",
+    "block_number = chain_id",
+    "CASEI(memo) LIKE CASEI('berlin%')",
+    "ACCENTI(memo) = ACCENTI('Zu\u0308rich')",
+    "ACCENTI(CASEI(memo)) LIKE '%'",
+    "A_CONTAINS(media_type, ('image/jpeg'))",
+    "A_OVERLAPS(media_type, ())",
+    "A_EQUALS(media_type, recipe_type)",
+    "A_CONTAINEDBY(media_type, ((('a'))))",
+    "T_DURING(event_timestamp, INTERVAL('..', '..'))",
+    "T_MEETS(event_timestamp, INTERVAL(attestation_time, '..'))",
+    "T_FINISHES(INTERVAL(event_timestamp, attestation_time), DATE('2025-01-01'))",
+    "S_DISJOINT(geometry, MULTIPOLYGON(((0 0, 1 0, 1 1, 0 0))))",
+    "S_WITHIN(geometry, POLYGON((0 0, 1 0, 1 1, 0 0)))",
+    "S_INTERSECTS(geometry, LINESTRING(0 0, 1 1))",
+    "S_INTERSECTS(geometry, GEOMETRYCOLLECTION(POINT(0 0), POLYGON((0 0, 1 0, 1 1, 0 0))))",
+    "S_INTERSECTS(geometry, geometry)",
   ),
   fc
     .tuple(
@@ -251,7 +279,53 @@ const cqlAtom = fc.oneof(
     )
     .map(([n, item]) => `chain IN (${Array.from({ length: Math.max(n, 1) }, () => item).join(", ")})`),
 );
+/** CQL2 JSON aimed at the same limits, and JSON that is not CQL2 at all. */
+const not = (n: number, inner: string) => `${'{"op":"not","args":['.repeat(n)}${inner}${"]}".repeat(n)}`;
+const jsonAtom = fc.constantFrom(
+  '{"op":"=","args":[{"property":"chain"},"base"]}',
+  '{"op":"=","args":[{"property":"latitude"},1e309]}',
+  '{"op":"in","args":[{"property":"chain"},[]]}',
+  '{"op":"like","args":[{"property":"memo"},"\\\\"]}',
+  '{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1]]]}]}',
+  '{"op":"s_intersects","args":[{"property":"geometry"},{"type":"Point","coordinates":[0]}]}',
+  '{"op":"s_intersects","args":[{"property":"geometry"},{"bbox":[0,0,1e309,1]}]}',
+  '{"op":"t_during","args":[{"property":"event_timestamp"},{"interval":["..",".."]}]}',
+  '{"op":"t_after","args":[{"property":"event_timestamp"},{"timestamp":"0000-01-01T00:00:00Z"}]}',
+  '{"op":"a_overlaps","args":[{"property":"media_type"},[[["a"]]]]}',
+  '{"op":"/","args":[{"property":"latitude"},0]}',
+  '{"op":">","args":[{"op":"^","args":[{"property":"block_number"},1e6]},1]}',
+  '{"op":"=","args":[{"property":"chain"}]}',
+  '{"op":"nope","args":[]}',
+  '{"op":"and","args":[true]}',
+  '{"property":"chain"}',
+  '{"function":{"name":"avg","args":[]}}',
+  '{"op":"=","args":[{"property":"__proto__"},1],"extra":1}',
+  '{"op":',
+  "[]",
+  "null",
+  "1",
+);
+const cql2Json: fc.Arbitrary<string> = fc.oneof(
+  jsonAtom,
+  fc.tuple(fc.constantFrom(31, 32, 33, 500, 2000), jsonAtom).map(([n, atom]) => not(n, atom)),
+  fc
+    .tuple(
+      fc.constantFrom(999, 1000, 1001, 5000),
+      fc.constantFrom('"a"', "1", '{"timestamp":"2025-01-01T00:00:00Z"}'),
+    )
+    .map(
+      ([n, item]) =>
+        `{"op":"in","args":[{"property":"chain"},[${Array.from({ length: n }, () => item).join(",")}]]}`,
+    ),
+  fc
+    .constantFrom(5000, 10_001)
+    .map(
+      (n) =>
+        `{"op":"s_intersects","args":[{"property":"geometry"},{"type":"MultiPoint","coordinates":[${Array.from({ length: n }, () => "[0,0]").join(",")}]}]}`,
+    ),
+);
 const cql2: fc.Arbitrary<string> = fc.oneof(
+  cql2Json,
   cqlAtom,
   fc
     .tuple(fc.constantFrom(31, 32, 33, 64, 1000, 2047, 3000), cqlAtom)

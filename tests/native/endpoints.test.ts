@@ -3,7 +3,7 @@ import type { NewLocationProofRow } from "../../db/schema.js";
 import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
-import { PUBLIC_CHAINS } from "../helpers/chains.js";
+import { ALL_NETWORKS } from "../helpers/chains.js";
 
 let app: TestApp;
 let rows: NewLocationProofRow[];
@@ -84,7 +84,7 @@ describe("GET /api/v0/config", () => {
     const res = await app.get("/api/v0/config");
     expect(res.status).toBe(200);
     const names = res.body.chains.map((c: any) => c.name);
-    expect(names).toEqual([...PUBLIC_CHAINS, "devnet", "devnet2"]);
+    expect(names).toEqual([...ALL_NETWORKS, "devnet", "devnet2"]);
     const sepolia = res.body.chains.find((c: any) => c.name === "sepolia");
     expect(sepolia).toMatchObject({
       chain_id: 11155111,

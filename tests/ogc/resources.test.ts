@@ -91,7 +91,11 @@ describe("conformance", () => {
       );
     }
     expect(res.body.conformsTo).toContain("http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core");
-    expect(res.body.conformsTo).not.toContain("http://www.opengis.net/spec/cql2/1.0/conf/cql2-json");
+    expect(res.body.conformsTo).toContain("http://www.opengis.net/spec/cql2/1.0/conf/cql2-json");
+    // Not exact on the shapes' lines and polygons yet (bounding boxes), so not declared.
+    expect(res.body.conformsTo).not.toContain(
+      "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+    );
   });
 });
 

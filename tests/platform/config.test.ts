@@ -124,7 +124,10 @@ describe("chains", () => {
     expect(vercel.map((c) => c.name)).toEqual(PUBLIC_CHAINS);
   });
   it("rejects unknown chains and bad numbers", () => {
-    expect(() => chainConfigs(loadConfig({ CHAINS: "mainnet" }))).toThrow(/unknown chain\(s\) mainnet/);
+    expect(() => chainConfigs(loadConfig({ CHAINS: "goerli" }))).toThrow(
+      /unknown chain goerli; known: .*; or define it with CHAIN_ID_GOERLI, EAS_ADDRESS_GOERLI/,
+    );
+    expect(() => chainConfigs(loadConfig({ CHAINS: "Not A Chain!" }))).toThrow(/unknown chain not a chain!/);
     expect(() => chainConfigs(loadConfig({ START_BLOCK_CELO: "x" }))).toThrow(/START_BLOCK_CELO/);
     expect(() => chainConfigs(loadConfig({ SCHEMA_START_BLOCK_OPTIMISM: "-1" }))).toThrow(
       /SCHEMA_START_BLOCK_OPTIMISM/,

@@ -7,6 +7,7 @@ import { node24Binary } from "../../scripts/build-output.js";
 import { builtOutputCopy, serveOutput } from "../../scripts/vercel-output/emulate.js";
 import { ROOT } from "../helpers/app.js";
 import { recordingRouter } from "../helpers/contract.js";
+import { compareWithNative, mcpClient } from "../helpers/mcp.js";
 import { apiRoutes } from "../helpers/routes.js";
 import { openTestDb, testDriver, usingPostgres } from "../helpers/test-db.js";
 
@@ -248,6 +249,15 @@ function cases(): Case[] {
     { method: "POST", path: "/api/sync/revocations?chain=nowhere", headers: AUTH },
     { path: "/api/cron/sync" },
     { method: "POST", path: "/api/cron/sync?x=1", headers: AUTH },
+    // MCP: a JSON-RPC request answered in plain JSON (the tools themselves: the last test below), and a GET.
+    {
+      method: "POST",
+      path: "/mcp",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_location_proofs","arguments":{"limit":2,"chain":["sepolia"]}}}',
+      covers: "/api/mcp",
+    },
+    { path: "/mcp" },
   ];
 }
 
@@ -322,6 +332,19 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
     );
     expect(differences).toEqual([]);
     expect(compared).toBeGreaterThan(cases().length);
+  });
+
+  it("the MCP SDK's client on the built output: every tool answers as the built native API does", async () => {
+    const client = await mcpClient(server.url, HEADERS);
+    try {
+      const compared = await compareWithNative(client, async (path) => {
+        const res = await fetch(`${server.url}${path}`, { headers: HEADERS });
+        return { status: res.status, body: await res.json() };
+      });
+      console.log(`parity (MCP on the built output): ${compared} answers compared with the native API's`);
+    } finally {
+      await client.close();
+    }
   });
 
   it("misconfigured (VERCEL=1 without DATABASE_URL), both answer alike: the data routes refuse, the rest serve", async () => {

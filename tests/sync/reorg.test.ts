@@ -66,18 +66,21 @@ describe("reorgs", () => {
     expect(after.A).toMatchObject({ revoked: false });
   });
 
-  it("anvil_rollback below the cursor is a reorg too: rolled-back rows go, new canonical ones arrive", async () => {
+  it("anvil_rollback below the cursor: the run waits for a block at that height; a different one is a reorg", async () => {
     await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("C") }]);
     expect((await sync()).status).toBe("ok");
     expect((await rows()).C).toBeDefined();
     await rpc(devnet.rpcUrl, "anvil_rollback", [1]);
-    // The head is now below the cursor; the next run must rewind, not crash or wait.
-    const result = await sync();
-    expect(result.status).toBe("ok");
-    expect(result.rewound_blocks).toBeGreaterThan(0);
-    expect((await rows()).C).toBeUndefined();
+    // The head is now below the cursor: a block above the head proves nothing (a lagging node looks the same), so
+    // the run waits and deletes nothing (lib/sync/reorg.ts).
+    const waiting = await sync();
+    expect(waiting).toMatchObject({ status: "ok", rewound_blocks: 0 });
+    expect((await rows()).C).toBeDefined();
+    // A different block at C's height proves the reorg: C goes, D arrives.
     await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("D") }]);
-    expect(await sync()).toMatchObject({ status: "ok", attestations: 1 });
+    const result = await sync();
+    expect(result).toMatchObject({ status: "ok", attestations: 1 });
+    expect(result.rewound_blocks).toBeGreaterThan(0);
     expect(Object.keys(await rows()).sort()).toEqual(["A", "D"]);
   });
 

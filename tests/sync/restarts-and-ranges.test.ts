@@ -305,7 +305,7 @@ describe("providers that refuse large eth_getLogs ranges", () => {
 
   it("without Multicall3, reads go as JSON-RPC batches: one HTTP request per 100 reads", async () => {
     await throughProxy({}, async (proxy) => {
-      const chain = { ...devnetChain(proxy.url), multicall3: false };
+      const chain = { ...devnetChain(proxy.url), multicall3: null };
       const result = await createChainSync({
         db: app.db,
         chain,

@@ -1,121 +1,53 @@
-import { type AnyColumn, and, type SQL, sql } from "drizzle-orm";
-import { locationProofs as p } from "../../../db/schema.js";
+import { type SQL, sql } from "drizzle-orm";
 import { rfc3339 } from "../../params/grammar.js";
-import { bboxCondition, type SpatialTarget } from "../../proofs/filter.js";
-import { type PropertyType, proofProperty, QUERYABLE_PROPERTIES } from "../../proofs/properties.js";
 import { sqlTimestamp } from "../../proofs/timestamps.js";
-import { GEOMETRY_QUERYABLE } from "../vocabulary.js";
 import type {
+  ArrayLit,
+  ArrayOperand,
   ComparisonOp,
   DateLit,
   Expr,
   Geometry,
-  PolygonLit,
+  IntervalEnd,
   Scalar,
+  SpatialOp,
   Temporal,
-  TimestampLit,
+  TemporalOp,
 } from "./ast.js";
-
-/** The types CQL2 compares by: uids and hashes are compared as addresses are (lowercased). */
-export type QueryableType = "string" | "address" | "integer" | "number" | "boolean" | "timestamp";
-
-type Queryable = { column: AnyColumn; type: QueryableType };
-
-const CQL2_TYPE: Partial<Record<PropertyType, QueryableType>> = {
-  string: "string",
-  address: "address",
-  hash: "address",
-  integer: "integer",
-  number: "number",
-  boolean: "boolean",
-  timestamp: "timestamp",
-};
-
-/** A filter that is well-formed CQL2 but cannot be evaluated here (unknown property, wrong types, …). */
-export class CqlSemanticError extends Error {}
-
-const fail = (message: string): never => {
-  throw new CqlSemanticError(message);
-};
+import type { Catalogue, Queryable, QueryableType } from "./catalogue.js";
+import { CQL_LIMITS } from "./literals.js";
+import { CqlError, placeOf } from "./where.js";
 
 /**
- * Compiles a parsed CQL2 expression to SQL for the shared WHERE builder (ProofFilter.where). Properties become
- * columns from the queryable properties of the catalogue (lib/proofs/properties.ts) and every literal becomes a
- * bound parameter, so no part of the filter text ever reaches the SQL text. `geometry` is what the collection's
- * features carry: the representative point or the decoded shape (its bounds).
+ * One compiler for both encodings over any catalogue: the tree (ast.ts) to SQL for the shared WHERE builder. Every
+ * literal is a bound parameter, typed to what it is compared with (an integer literal against an integer column is
+ * a bigint, so the column's btree serves `block_number >= N`). CQL2's three-valued logic is SQL's: a predicate on a
+ * null is unknown (null), NOT unknown is unknown, and only true selects. So no predicate here is ever `false` or
+ * `true` outright where a null operand makes it unknown (see `unknownIfNull`).
  */
-export function compileCql2(expr: Expr, geometry: SpatialTarget = "bounds"): SQL {
-  const compile = (e: Expr): SQL => compileCql2(e, geometry);
-  switch (expr.kind) {
-    case "and":
-      return and(...expr.args.map(compile))!;
-    case "or":
-      return sql`(${sql.join(
-        expr.args.map((a) => sql`(${compile(a)})`),
-        sql` or `,
-      )})`;
-    case "not":
-      return sql`not (${compile(expr.arg)})`;
-    case "literal":
-      return expr.value ? sql`true` : sql`false`;
-    case "compare":
-      return compare(expr.op, expr.left, expr.right);
-    case "isNull": {
-      const q = queryable(expr.value, "IS NULL");
-      return expr.negated ? sql`${q.column} is not null` : sql`${q.column} is null`;
-    }
-    case "between": {
-      const q = queryable(expr.value, "BETWEEN");
-      if (q.type !== "number" && q.type !== "integer" && q.type !== "timestamp") {
-        fail(`BETWEEN needs a numeric or temporal property; '${name(expr.value)}' is ${q.type}`);
-      }
-      const condition = and(compareWith(q, ">=", expr.low), compareWith(q, "<=", expr.high))!;
-      return expr.negated ? sql`not (${condition})` : condition;
-    }
-    case "in": {
-      const q = queryable(expr.value, "IN");
-      const list = sql`(${sql.join(
-        expr.list.map((item) => literalFor(q, item, "IN")),
-        sql`, `,
-      )})`;
-      return expr.negated ? sql`${q.column} not in ${list}` : sql`${q.column} in ${list}`;
-    }
-    case "like": {
-      const q = queryable(expr.value, "LIKE");
-      if (q.type !== "string" && q.type !== "address")
-        fail(`LIKE needs a string property; '${name(expr.value)}' is ${q.type}`);
-      if (expr.pattern.kind !== "string") fail("LIKE needs a quoted pattern");
-      const raw = (expr.pattern as { value: string }).value;
-      // An odd run of backslashes at the end escapes nothing; PostgreSQL refuses such a pattern.
-      if (/(^|[^\\])(\\\\)*\\$/.test(raw))
-        fail("a LIKE pattern must not end with a lone escape character (\\); write \\\\ for a backslash");
-      const pattern = q.type === "address" ? raw.toLowerCase() : raw;
-      // CQL2's wildcards (% and _) and escape (\) are PostgreSQL's defaults.
-      return expr.negated ? sql`${q.column} not like ${pattern}` : sql`${q.column} like ${pattern}`;
-    }
-    case "s_intersects":
-      return spatial(expr.args, geometry);
-    case "temporal":
-      return temporal(expr.op, expr.args);
-  }
+export function compileCql2(expr: Expr, catalogue: Catalogue): SQL {
+  return new Compiler(catalogue).expr(expr);
 }
 
-const name = (s: Scalar | Temporal | Geometry): string => (s.kind === "property" ? s.name : s.kind);
+const fail = (reason: string, node?: unknown): never => {
+  throw new CqlError(reason, placeOf(node));
+};
 
-function lookup(property: string): Queryable {
-  const q = proofProperty(property);
-  const type = q?.queryable ? CQL2_TYPE[q.type] : undefined;
-  if (!q?.column || !type)
-    return fail(
-      `unknown property '${property}'. Queryables: ${[GEOMETRY_QUERYABLE, ...QUERYABLE_PROPERTIES.map((x) => x.name)].join(", ")}`,
-    );
-  return { column: q.column, type };
-}
+/** A value's type in a comparison: a property's, a literal's, or a derived one. */
+type ValueType = QueryableType | "date" | "numeric";
 
-function queryable(s: Scalar, op: string): Queryable {
-  if (s.kind !== "property") fail(`the left side of ${op} must be a property`);
-  return lookup((s as { name: string }).name);
-}
+const FAMILY: Record<ValueType, string> = {
+  string: "string",
+  address: "string",
+  integer: "number",
+  number: "number",
+  numeric: "number",
+  boolean: "boolean",
+  timestamp: "timestamp",
+  date: "timestamp",
+  strings: "array",
+  geometry: "geometry",
+};
 
 const FLIP: Record<ComparisonOp, ComparisonOp> = {
   "=": "=",
@@ -126,199 +58,438 @@ const FLIP: Record<ComparisonOp, ComparisonOp> = {
   ">=": "<=",
 };
 
-function compare(op: ComparisonOp, left: Scalar, right: Scalar): SQL {
-  if (left.kind === "property" && right.kind === "property") {
-    const a = lookup(left.name);
-    const b = lookup(right.name);
-    const family = (t: string) => (t === "integer" ? "number" : t === "address" ? "string" : t);
-    if (family(a.type) !== family(b.type))
-      fail(`cannot compare '${left.name}' (${a.type}) with '${right.name}' (${b.type})`);
-    if (a.type === "boolean" && op !== "=" && op !== "<>") fail(`booleans can only be compared with = or <>`);
-    // sql.raw(op) is safe: op is one of the six operator tokens the lexer recognises, never client text.
-    return sql`${a.column} ${sql.raw(op)} ${b.column}`;
-  }
-  if (left.kind === "property") return compareWith(lookup(left.name), op, right);
-  if (right.kind === "property") return compareWith(lookup(right.name), FLIP[op], left);
-  return fail("a comparison needs a property on at least one side");
-}
+/** The largest magnitude an arithmetic step keeps; beyond it the value is unknown (null), never a database error. */
+const ARITH_BOUND = "1e100";
+const INT8_MAX = 9223372036854775807n;
 
-/** `column op literal`, with the literal type-checked against the property and bound as a parameter. */
-function compareWith(q: Queryable, op: ComparisonOp, literal: Scalar): SQL {
-  if (literal.kind === "property") fail("BETWEEN bounds must be literals");
-  if (q.type === "boolean" && op !== "=" && op !== "<>") fail("booleans can only be compared with = or <>");
-  if (q.type === "timestamp") {
-    const t = asTemporal(literal);
-    if (t.kind === "date") return dateComparison(q, op, t);
-    return sql`${q.column} ${sql.raw(op)} ${sqlTimestamp(t.value)}`;
-  }
-  return sql`${q.column} ${sql.raw(op)} ${literalFor(q, literal, op)}`;
-}
+/** `value` (true or false) where `x` is known, unknown where `x` is null. */
+const unknownIfNull = (x: SQL, value: boolean): SQL =>
+  sql`(case when ${x} is null then null else ${value ? sql`true` : sql`false`} end)`;
 
-/** A literal of the property's type as a bound parameter with an explicit cast. */
-function literalFor(q: Queryable, literal: Scalar, op: string): SQL {
-  switch (q.type) {
-    case "string":
-    case "address":
-      if (literal.kind !== "string") fail(`${op}: expected a quoted string for a ${q.type} property`);
-      return sql`${q.type === "address" ? (literal as { value: string }).value.toLowerCase() : (literal as { value: string }).value}::text`;
-    case "integer":
-    case "number":
-      if (literal.kind !== "number") fail(`${op}: expected a number`);
-      // numeric keeps integers exact and compares with bigint, integer and double columns alike.
-      return sql`${String((literal as { value: number }).value)}::numeric`;
-    case "boolean":
-      if (literal.kind !== "boolean") fail(`${op}: expected TRUE or FALSE`);
-      return sql`${(literal as { value: boolean }).value}::boolean`;
-    case "timestamp":
-      return sqlTimestamp(asInstant(literal));
-  }
-}
+/** The day's last microsecond: a DATE as an interval is [start, next − 1 µs], the finest time PostgreSQL keeps. */
+const dayEnd = (d: DateLit): SQL => sql`(${sqlTimestamp(d.next)} - interval '1 microsecond')`;
 
-function asTemporal(literal: Scalar): TimestampLit | DateLit {
-  if (literal.kind === "timestamp" || literal.kind === "date") return literal;
-  if (literal.kind === "string") {
-    const instant = rfc3339(literal.value);
-    if (instant) return { kind: "timestamp", value: instant };
-    fail(
-      "a timestamp string must be a valid RFC 3339 date-time in years 0001-9999, e.g. '2025-01-31T12:00:00Z'",
-    );
-  }
-  return fail("expected a TIMESTAMP('…') or DATE('…') literal for a temporal property");
-}
+/** Removes accents: canonical decomposition, then no combining marks (U+0300–U+036F), as in JavaScript. */
+export const accentFold = (x: SQL): SQL =>
+  sql`regexp_replace(normalize(${x}, NFD), '[\u0300-\u036f]', '', 'g')`;
 
-function asInstant(literal: Scalar): Date {
-  const t = asTemporal(literal);
-  if (t.kind === "date") fail("IN lists of a temporal property take TIMESTAMP literals");
-  return (t as TimestampLit).value;
-}
+class Compiler {
+  constructor(private readonly catalogue: Catalogue) {}
 
-/** A DATE is the whole UTC day [start, next): `= DATE` means "on that day". */
-function dateComparison(q: Queryable, op: ComparisonOp, d: DateLit): SQL {
-  const start = sqlTimestamp(d.start);
-  const next = sqlTimestamp(d.next);
-  const c = q.column;
-  switch (op) {
-    case "=":
-      return sql`(${c} >= ${start} and ${c} < ${next})`;
-    case "<>":
-      return sql`(${c} < ${start} or ${c} >= ${next})`;
-    case "<":
-      return sql`${c} < ${start}`;
-    case "<=":
-      return sql`${c} < ${next}`;
-    case ">":
-      return sql`${c} >= ${next}`;
-    case ">=":
-      return sql`${c} >= ${start}`;
-  }
-}
-
-/**
- * S_INTERSECTS(geometry, literal). A proof without geometry gives null (unknown), never false, so that NOT
- * S_INTERSECTS(…) does not match it either: CQL2's rule for a predicate on a null.
- */
-function spatial([a, b]: [Geometry, Geometry], target: SpatialTarget): SQL {
-  const aIsProperty = a.kind === "property";
-  const bIsProperty = b.kind === "property";
-  if (aIsProperty === bIsProperty)
-    fail("S_INTERSECTS compares the geometry property with a geometry literal");
-  const property = (aIsProperty ? a : b) as { name: string };
-  const literal = (aIsProperty ? b : a) as Exclude<Geometry, { kind: "property" }>;
-  if (property.name !== GEOMETRY_QUERYABLE)
-    fail(`'${property.name}' is not a spatial property; use '${GEOMETRY_QUERYABLE}'`);
-  const lonOk = (x: number) => x >= -180 && x <= 180;
-  const latOk = (y: number) => y >= -90 && y <= 90;
-  switch (literal.kind) {
-    case "bbox":
-      // Checked by the parser with the bbox parameter's rules (checkBbox); minLon > maxLon crosses the antimeridian.
-      return bboxCondition(literal, target);
-    case "point": {
-      if (!lonOk(literal.lon) || !latOk(literal.lat))
-        fail("POINT coordinates must lie in [-180, 180] x [-90, 90]");
-      return bboxCondition(
-        { minLon: literal.lon, minLat: literal.lat, maxLon: literal.lon, maxLat: literal.lat },
-        target,
-      );
+  expr(e: Expr): SQL {
+    switch (e.kind) {
+      case "and":
+      case "or":
+        return sql`(${sql.join(
+          e.args.map((a) => sql`(${this.expr(a)})`),
+          e.kind === "and" ? sql` and ` : sql` or `,
+        )})`;
+      case "not":
+        return sql`(not (${this.expr(e.arg)}))`;
+      case "literal":
+        return e.value ? sql`true` : sql`false`;
+      case "compare":
+        return this.compare(e.op, e.left, e.right, e);
+      case "isNull":
+        return sql`(${this.anyValue(e.value)} is null)`;
+      case "between": {
+        this.expectFamily(e.value, "number", "timestamp", "BETWEEN");
+        return sql`(${this.compare(">=", e.value, e.low, e)} and ${this.compare("<=", e.value, e.high, e)})`;
+      }
+      case "in": {
+        const type = this.typeOf(e.value);
+        if (type === "boolean" || type === "strings" || type === "geometry")
+          fail(`IN needs a string, number or time value; this one is ${type}`, e.value);
+        for (const item of e.list) {
+          if (type === "timestamp" && item.kind === "date")
+            fail("IN lists of a time take TIMESTAMP literals, not DATE", item);
+          this.sameFamily(e.value, item, "IN");
+        }
+        const value = this.value(e.value, this.typeOf(e.list[0]!));
+        const array = this.literalArray(e.list, type);
+        if (array) return sql`(${value} = any(${array}))`;
+        const items = e.list.map((item) => this.value(item, type));
+        return sql`(${value} in (${sql.join(items, sql`, `)}))`;
+      }
+      case "like":
+        return this.like(e.value, e.pattern);
+      case "spatial":
+        return this.spatial(e.op, e.args, e);
+      case "temporal":
+        return this.temporal(e.op, e.args, e);
+      case "array":
+        return this.array(e.op, e.args, e);
     }
-    case "polygon":
-      return polygonCondition(literal, target, lonOk, latOk);
+  }
+
+  /**
+   * A long list of literals as one bound array (a JSON text read back as the column's type): one parameter instead
+   * of a thousand keeps rendering and planning cheap, and `= any(array)` still uses the column's btree. Short
+   * lists, and lists with a property or arithmetic in them, stay `in (…)`.
+   */
+  private literalArray(list: Scalar[], type: ValueType): SQL | undefined {
+    if (list.length < 8) return undefined;
+    const values: (string | number)[] = [];
+    for (const item of list) {
+      if (item.kind === "string")
+        values.push(
+          type === "address"
+            ? item.value.toLowerCase()
+            : type === "timestamp"
+              ? this.instantOf(item).toISOString()
+              : item.value,
+        );
+      else if (item.kind === "number") values.push(item.value);
+      else if (item.kind === "timestamp") values.push(item.value.toISOString());
+      else return undefined;
+    }
+    const cast = {
+      string: "text",
+      address: "text",
+      integer: "bigint",
+      number: "float8",
+      timestamp: "timestamptz",
+    }[type as "string"];
+    if (!cast) return undefined;
+    if (
+      type === "integer" &&
+      values.some((v) => typeof v !== "number" || !Number.isInteger(v) || Math.abs(v) > 9e18)
+    )
+      return undefined;
+    return sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::${sql.raw(cast)})`;
+  }
+
+  private lookup(name: string, node: unknown): Queryable {
+    const q = this.catalogue.property(name);
+    if (!q) return fail(`unknown property '${name}'. Queryables: ${this.catalogue.names().join(", ")}`, node);
+    return q;
+  }
+
+  private typeOf(s: Scalar): ValueType {
+    switch (s.kind) {
+      case "property":
+        return this.lookup(s.name, s).type;
+      case "string":
+        return "string";
+      case "number":
+        return Number.isInteger(s.value) ? "integer" : "number";
+      case "boolean":
+        return "boolean";
+      case "timestamp":
+        return "timestamp";
+      case "date":
+        return "date";
+      case "casei":
+      case "accenti": {
+        const t = this.typeOf(s.arg);
+        if (FAMILY[t] !== "string") fail(`${s.kind.toUpperCase()} takes a string; this is ${t}`, s.arg);
+        return "string";
+      }
+      case "arith":
+        for (const side of [s.left, s.right])
+          if (FAMILY[this.typeOf(side)] !== "number")
+            fail(`arithmetic takes numbers; this is ${this.typeOf(side)}`, side);
+        return "numeric";
+    }
+  }
+
+  private expectFamily(s: Scalar, a: string, b: string, op: string): void {
+    const t = this.typeOf(s);
+    if (FAMILY[t] !== a && FAMILY[t] !== b) fail(`${op} needs a ${a} or ${b} value; this one is ${t}`, s);
+  }
+
+  private sameFamily(left: Scalar, right: Scalar, op: string): void {
+    const [a, b] = [this.typeOf(left), this.typeOf(right)];
+    // A quoted RFC 3339 string compared with a time reads as that instant (as before TIMESTAMP() was required).
+    if (FAMILY[a] === "timestamp" && right.kind === "string") return;
+    if (FAMILY[b] === "timestamp" && left.kind === "string") return;
+    if (FAMILY[a] !== FAMILY[b]) fail(`${op}: cannot compare ${a} with ${b}`, right);
+  }
+
+  /**
+   * A value as SQL, a literal typed to what it meets (`against`): a bigint against an integer column (its btree
+   * serves the comparison), a float8 against a double column, numeric in arithmetic; a string lowercased against
+   * an address.
+   */
+  private value(s: Scalar, against: ValueType): SQL {
+    switch (s.kind) {
+      case "property": {
+        const q = this.lookup(s.name, s);
+        return against === "numeric" ? sql`${q.sql}::numeric` : q.sql;
+      }
+      case "string":
+        if (against === "timestamp") return sqlTimestamp(this.instantOf(s));
+        return sql`${against === "address" ? s.value.toLowerCase() : s.value}::text`;
+      case "number": {
+        const text = String(s.value);
+        if (against === "integer" && Number.isInteger(s.value)) {
+          const big = BigInt(s.value);
+          if (big <= INT8_MAX && big >= -INT8_MAX) return sql`${big.toString()}::bigint`;
+        }
+        if (against === "number") return sql`${text}::float8`;
+        return sql`${text}::numeric`;
+      }
+      case "boolean":
+        return sql`${s.value}::boolean`;
+      case "timestamp":
+        return sqlTimestamp(s.value);
+      case "date":
+        return sqlTimestamp(s.start);
+      case "casei":
+        return sql`lower(${this.value(s.arg, against)})`;
+      case "accenti":
+        return accentFold(this.value(s.arg, against));
+      case "arith":
+        return this.arith(s);
+    }
+  }
+
+  private instantOf(s: { value: string }): Date {
+    const instant = rfc3339(s.value);
+    if (!instant)
+      fail(
+        "a timestamp string must be a valid RFC 3339 date-time in years 0001-9999, e.g. '2025-01-31T12:00:00Z'",
+        s,
+      );
+    return instant as Date;
+  }
+
+  /** Arithmetic in numeric: exact, no float overflow; division by zero and values beyond ±1e100 are unknown. */
+  private arithmetic = 0;
+
+  private arith(s: Scalar & { kind: "arith" }): SQL {
+    if (++this.arithmetic > CQL_LIMITS.arithmetic)
+      fail(`a filter may hold at most ${CQL_LIMITS.arithmetic} arithmetic operators`, s);
+    const l = this.value(s.left, "numeric");
+    const r = this.value(s.right, "numeric");
+    const bound = sql.raw(ARITH_BOUND);
+    let v: SQL;
+    switch (s.op) {
+      case "+":
+        v = sql`l + r`;
+        break;
+      case "-":
+        v = sql`l - r`;
+        break;
+      case "*":
+        v = sql`l * r`;
+        break;
+      case "/":
+        v = sql`l / nullif(r, 0)`;
+        break;
+      case "%":
+        v = sql`mod(l, nullif(r, 0))`;
+        break;
+      case "div":
+        v = sql`div(l, nullif(r, 0))`;
+        break;
+      case "^":
+        // power() refuses 0 ^ negative and negative ^ fraction; those, and exponents past ±100, are unknown.
+        v = sql`case when abs(r) <= 100 and (l > 0 or (l < 0 and r = trunc(r)) or (l = 0 and r >= 0)) and (l = 0 or abs(l) >= 1e-100) then power(l, r) end`;
+        break;
+    }
+    // Each operand is written once (named l and r in a subquery), so nested arithmetic grows the SQL linearly;
+    // `offset 0` keeps the planner from pulling the subqueries up, which would copy each operand into every use.
+    return sql`(select case when abs(v) <= ${bound} then v end from (select ${v} as v from (select ${l} as l, ${r} as r offset 0) o offset 0) w)`;
+  }
+
+  private compare(op: ComparisonOp, left: Scalar, right: Scalar, node: unknown): SQL {
+    const [a, b] = [this.typeOf(left), this.typeOf(right)];
+    if (a === "date" && b !== "date") return this.compare(FLIP[op], right, left, node);
+    this.sameFamily(left, right, op);
+    if (FAMILY[a] === "array" || FAMILY[a] === "geometry")
+      fail(`${op} does not compare ${a} values (use the A_ or S_ functions)`, node);
+    if (a === "boolean" && op !== "=" && op !== "<>")
+      fail("booleans can only be compared with = or <>", node);
+    if (b === "date" && a !== "date")
+      return this.dateComparison(this.value(left, "timestamp"), op, right as DateLit);
+    const l = this.value(left, this.against(b, a));
+    const r = this.value(right, this.against(a, b));
+    // sql.raw(op) is safe: op is one of the six comparison operators the parsers accept, never client text.
+    return sql`(${l} ${sql.raw(op)} ${r})`;
+  }
+
+  /** What the other side's literal is typed to: the side's own type; numeric when arithmetic is involved. */
+  private against(other: ValueType, self: ValueType): ValueType {
+    if (other === "numeric" || self === "numeric") return "numeric";
+    if (FAMILY[other] === "number" && FAMILY[self] === "number" && other !== self && self !== "integer")
+      return self;
+    return other;
+  }
+
+  /** A DATE is the whole UTC day [start, next): `= DATE` means "on that day". */
+  private dateComparison(c: SQL, op: ComparisonOp, d: DateLit): SQL {
+    const start = sqlTimestamp(d.start);
+    const next = sqlTimestamp(d.next);
+    switch (op) {
+      case "=":
+        return sql`(${c} >= ${start} and ${c} < ${next})`;
+      case "<>":
+        return sql`(${c} < ${start} or ${c} >= ${next})`;
+      case "<":
+        return sql`(${c} < ${start})`;
+      case "<=":
+        return sql`(${c} < ${next})`;
+      case ">":
+        return sql`(${c} >= ${next})`;
+      case ">=":
+        return sql`(${c} >= ${start})`;
+    }
+  }
+
+  private like(value: Scalar, pattern: Scalar): SQL {
+    const t = this.typeOf(value);
+    if (FAMILY[t] !== "string") fail(`LIKE needs a string; this one is ${t}`, value);
+    if (FAMILY[this.typeOf(pattern)] !== "string") fail("LIKE needs a string pattern", pattern);
+    let p: Scalar = pattern;
+    while (p.kind === "casei" || p.kind === "accenti") p = p.arg;
+    if (p.kind === "string" && /(^|[^\\])(\\\\)*\\$/.test(p.value))
+      // An odd run of backslashes at the end escapes nothing; PostgreSQL refuses such a pattern.
+      fail("a LIKE pattern must not end with a lone escape character (\\); write \\\\ for a backslash", p);
+    // CQL2's wildcards (% and _) and escape (\) are PostgreSQL's defaults.
+    return sql`(${this.value(value, "string")} like ${this.value(pattern, t)})`;
+  }
+
+  private anyValue(v: Scalar | Geometry): SQL {
+    if (v.kind === "property") return this.lookup(v.name, v).sql;
+    if ("coordinates" in v || "geometries" in v || v.kind === "bbox") return sql`false`;
+    const s = v as Scalar;
+    return this.value(s, this.typeOf(s));
+  }
+
+  private spatial(op: SpatialOp, [a, b]: [Geometry, Geometry], node: unknown): SQL {
+    if (a.kind === "property" && b.kind === "property") {
+      const [qa, qb] = [this.lookup(a.name, a), this.lookup(b.name, b)];
+      for (const [q, n] of [[qa, a] as const, [qb, b] as const])
+        if (q.type !== "geometry") fail(`'${n.name}' is not a spatial property`, n);
+      if (a.name !== b.name) fail("two different geometry properties cannot be compared here", node);
+      // A geometry against itself: it intersects, equals, lies within and contains itself, and nothing else.
+      const self = op === "s_intersects" || op === "s_equals" || op === "s_within" || op === "s_contains";
+      return unknownIfNull(qa.sql, self);
+    }
+    if (a.kind !== "property" && b.kind !== "property") {
+      return fail(`${op.toUpperCase()} compares the geometry property with a geometry literal`, node);
+    }
+    const property = (a.kind === "property" ? a : b) as { kind: "property"; name: string };
+    const literal = (a.kind === "property" ? b : a) as Exclude<Geometry, { kind: "property" }>;
+    const q = this.lookup(property.name, property);
+    if (q.type !== "geometry") fail(`'${property.name}' is not a spatial property`, property);
+    // S_WITHIN(literal, geometry) is S_CONTAINS(geometry, literal); the other predicates are symmetric.
+    const effective: SpatialOp =
+      a.kind === "property" ? op : op === "s_within" ? "s_contains" : op === "s_contains" ? "s_within" : op;
+    const compiled = this.catalogue.spatial(effective, q, literal);
+    if (typeof compiled === "string") fail(compiled, node);
+    return compiled as SQL;
+  }
+
+  /** A temporal operand as [start, end] SQL instants; an instant is [t, t], an open end ±infinity (so null stays unknown). */
+  private interval(t: Temporal): [SQL, SQL] {
+    const end = (e: IntervalEnd, side: "start" | "end"): SQL => {
+      switch (e.kind) {
+        case "open":
+          return side === "start" ? sql`'-infinity'::timestamptz` : sql`'infinity'::timestamptz`;
+        case "timestamp":
+          return sqlTimestamp(e.value);
+        case "date":
+          return side === "start" ? sqlTimestamp(e.start) : dayEnd(e);
+        case "property": {
+          const q = this.lookup(e.name, e);
+          if (q.type !== "timestamp") fail(`'${e.name}' is not a temporal property`, e);
+          return q.sql;
+        }
+      }
+    };
+    switch (t.kind) {
+      case "interval":
+        return [end(t.start, "start"), end(t.end, "end")];
+      case "property":
+      case "timestamp":
+        return [end(t, "start"), end(t, "end")];
+      case "date":
+        return [sqlTimestamp(t.start), dayEnd(t)];
+    }
+  }
+
+  /**
+   * The temporal functions as Allen's relations between [a1, a2] and [b1, b2] (OGC 21-065r2, 7.11). Open ends are
+   * ±infinity, so comparing a null instant with them is still unknown, and NOT of it too.
+   */
+  private temporal(op: TemporalOp, [a, b]: [Temporal, Temporal], node: unknown): SQL {
+    // Two literals are allowed (PostgreSQL folds the constant); a property that is not a time is refused.
+    void node;
+    const [a1, a2] = this.interval(a);
+    const [b1, b2] = this.interval(b);
+    const c = (x: SQL, o: string, y: SQL) => sql`${x} ${sql.raw(o)} ${y}`;
+    const all = (...parts: SQL[]) => sql`(${sql.join(parts, sql` and `)})`;
+    switch (op) {
+      case "t_after":
+        return all(c(a1, ">", b2));
+      case "t_before":
+        return all(c(a2, "<", b1));
+      case "t_contains":
+        return all(c(a1, "<", b1), c(a2, ">", b2));
+      case "t_disjoint":
+        return sql`(${c(a1, ">", b2)} or ${c(a2, "<", b1)})`;
+      case "t_during":
+        return all(c(a1, ">", b1), c(a2, "<", b2));
+      case "t_equals":
+        return all(c(a1, "=", b1), c(a2, "=", b2));
+      case "t_finishedby":
+        return all(c(a1, "<", b1), c(a2, "=", b2));
+      case "t_finishes":
+        return all(c(a1, ">", b1), c(a2, "=", b2));
+      case "t_intersects":
+        return all(c(a1, "<=", b2), c(a2, ">=", b1));
+      case "t_meets":
+        return all(c(a2, "=", b1));
+      case "t_metby":
+        return all(c(a1, "=", b2));
+      case "t_overlappedby":
+        return all(c(a1, ">", b1), c(a1, "<", b2), c(a2, ">", b2));
+      case "t_overlaps":
+        return all(c(a1, "<", b1), c(a2, ">", b1), c(a2, "<", b2));
+      case "t_startedby":
+        return all(c(a1, "=", b1), c(a2, ">", b2));
+      case "t_starts":
+        return all(c(a1, "=", b1), c(a2, "<", b2));
+    }
+  }
+
+  /** An array operand as jsonb: a property of strings, or a literal array of strings. */
+  private arrayValue(x: ArrayOperand): SQL {
+    if (x.kind === "property") {
+      const q = this.lookup(x.name, x);
+      if (q.type !== "strings") fail(`'${x.name}' is not an array property`, x);
+      return q.sql;
+    }
+    return sql`${JSON.stringify(this.arrayItems(x))}::jsonb`;
+  }
+
+  private arrayItems(x: ArrayLit): unknown[] {
+    return x.items.map((item) => {
+      if (item.kind === "array") return this.arrayItems(item);
+      if (item.kind === "string") return item.value;
+      if (item.kind === "number" || item.kind === "boolean") return item.value;
+      if (item.kind === "timestamp") return item.value.toISOString();
+      return fail("array items are literals (strings, numbers, booleans, timestamps) or arrays", item);
+    });
+  }
+
+  /** A_EQUALS (same items, same order), A_CONTAINS, A_CONTAINEDBY and A_OVERLAPS over jsonb arrays. */
+  private array(op: string, [a, b]: [ArrayOperand, ArrayOperand], node: unknown): SQL {
+    if (a.kind !== "property" && b.kind !== "property")
+      fail(`${op.toUpperCase()} compares an array property with an array or another array property`, node);
+    const [x, y] = [this.arrayValue(a), this.arrayValue(b)];
+    switch (op) {
+      case "a_equals":
+        return sql`(${x} = ${y})`;
+      case "a_contains":
+        return sql`(${x} @> ${y})`;
+      case "a_containedby":
+        return sql`(${x} <@ ${y})`;
+      default:
+        // Some item in both: unknown where either side is null, false where one is empty.
+        return sql`(case when ${x} is null or ${y} is null then null else exists (select 1 from jsonb_array_elements(${x}) e where ${y} @> jsonb_build_array(e)) end)`;
+    }
   }
 }
-
-/**
- * S_INTERSECTS with a polygon, without PostGIS: the GiST index narrows to the polygon's bounding box, then points
- * are tested exactly (in the exterior ring and in no hole): every feature of the point collection, the point
- * proofs of the shapes collection. Lines and polygons of the shapes collection are tested by their bounding box
- * (PostgreSQL's polygon overlap), which can over-match near a concave edge.
- */
-function polygonCondition(
-  poly: PolygonLit,
-  target: SpatialTarget,
-  lonOk: (x: number) => boolean,
-  latOk: (y: number) => boolean,
-): SQL {
-  for (const ring of poly.rings) {
-    if (ring.length < 4) fail("POLYGON rings need at least 4 positions");
-    const [first, last] = [ring[0]!, ring.at(-1)!];
-    if (first[0] !== last[0] || first[1] !== last[1])
-      fail("POLYGON rings must be closed (first position = last)");
-    if (!ring.every(([x, y]) => lonOk(x) && latOk(y)))
-      fail("POLYGON coordinates must lie in [-180, 180] x [-90, 90]");
-  }
-  const outer = poly.rings[0]!;
-  const xs = outer.map(([x]) => x);
-  const ys = outer.map(([, y]) => y);
-  const prefilter = bboxCondition(
-    { minLon: Math.min(...xs), minLat: Math.min(...ys), maxLon: Math.max(...xs), maxLat: Math.max(...ys) },
-    target,
-  );
-  // PostgreSQL's polygon text form, built from parsed numbers and bound as one parameter.
-  const pg = (ring: [number, number][]) => `(${ring.map(([x, y]) => `(${x},${y})`).join(",")})`;
-  const point = sql`point(${p.longitude}, ${p.latitude})`;
-  const holes = poly.rings.slice(1).map((ring) => sql` and not (${point} <@ ${pg(ring)}::polygon)`);
-  const pointTest = sql`(${point} <@ ${pg(outer)}::polygon${sql.join(holes)})`;
-  if (target === "point") return sql`(${prefilter} and ${pointTest})`;
-  // Bounds crossing the antimeridian (west > east) are two boxes: [west, 180] and [-180, east].
-  const crossing = sql`${p.minLon} > ${p.maxLon}`;
-  const eastEdge = sql`case when ${crossing} then 180 else ${p.maxLon} end`;
-  const box = sql`polygon(box(point(${p.minLon}, ${p.minLat}), point(${eastEdge}, ${p.maxLat})))`;
-  const westPart = sql`polygon(box(point(-180, ${p.minLat}), point(${p.maxLon}, ${p.maxLat})))`;
-  const boundsTest = sql`(${box} && ${pg(outer)}::polygon or (${crossing} and ${westPart} && ${pg(outer)}::polygon))`;
-  return sql`(${prefilter} and case when ${p.geometry}->>'type' = 'Point' then ${pointTest} else ${boundsTest} end)`;
-}
-
-/** Temporal operators on an instant property; a DATE is the whole day, an INTERVAL may be open on one side. */
-function temporal(op: "t_intersects" | "t_after" | "t_before", [a, b]: [Temporal, Temporal]): SQL {
-  const aIsProperty = a.kind === "property";
-  if (aIsProperty === (b.kind === "property"))
-    fail(`${op.toUpperCase()} compares a temporal property with a literal`);
-  const property = (aIsProperty ? a : b) as { name: string };
-  const literal = (aIsProperty ? b : a) as Exclude<Temporal, { kind: "property" }>;
-  const q = lookup(property.name);
-  if (q.type !== "timestamp") fail(`'${property.name}' is not a temporal property`);
-  // T_AFTER(literal, property) is T_BEFORE(property, literal).
-  const effective = aIsProperty ? op : op === "t_after" ? "t_before" : op === "t_before" ? "t_after" : op;
-  const c = q.column;
-  const start = literal.kind === "interval" ? literal.start : literal;
-  const end = literal.kind === "interval" ? literal.end : literal;
-  const atOrAfterStart = start ? sql`${c} >= ${startOf(start)}` : sql`${c} is not null`;
-  const atOrBeforeEnd = end
-    ? end.kind === "date"
-      ? sql`${c} < ${sqlTimestamp(end.next)}`
-      : sql`${c} <= ${sqlTimestamp(end.value)}`
-    : sql`${c} is not null`;
-  switch (effective) {
-    case "t_intersects":
-      return sql`(${atOrAfterStart} and ${atOrBeforeEnd})`;
-    case "t_after":
-      if (!end) return sql`false`;
-      return end.kind === "date"
-        ? sql`${c} >= ${sqlTimestamp(end.next)}`
-        : sql`${c} > ${sqlTimestamp(end.value)}`;
-    case "t_before":
-      if (!start) return sql`false`;
-      return sql`${c} < ${startOf(start)}`;
-  }
-}
-
-const startOf = (t: TimestampLit | DateLit): SQL => sqlTimestamp(t.kind === "date" ? t.start : t.value);

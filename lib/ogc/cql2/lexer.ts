@@ -1,20 +1,26 @@
+import { CqlError } from "./where.js";
+
 /** Tokens of CQL2 text. Keywords are case-insensitive; identifiers keep their case. */
 export type Token =
   | { type: "ident"; value: string; quoted: boolean; at: number }
   | { type: "string"; value: string; at: number }
   | { type: "number"; value: number; at: number }
   | { type: "op"; value: "=" | "<>" | "<" | "<=" | ">" | ">="; at: number }
+  | { type: "arith"; value: "+" | "-" | "*" | "/" | "%" | "^"; at: number }
   | { type: "punct"; value: "(" | ")" | ","; at: number }
   | { type: "end"; at: number };
 
-export class CqlSyntaxError extends Error {
+export class CqlSyntaxError extends CqlError {
   constructor(
     message: string,
     readonly at: number,
   ) {
-    super(`${message} (at character ${at + 1})`);
+    super(message, `character ${at + 1}`);
   }
 }
+
+/** Words after which a value starts (so `BETWEEN -1` reads a negative number). */
+const OPERATOR_WORDS = new Set(["and", "or", "not", "between", "in", "like", "is", "div"]);
 
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_.:]*/;
@@ -78,13 +84,26 @@ export function tokenize(text: string): Token[] {
       i++;
       continue;
     }
-    const number = NUMBER.exec(rest);
-    // Arithmetic is not part of this subset, so a sign directly before a digit always belongs to the number.
+    // A sign belongs to a number where no operand precedes it (`-1`, `x > -1`); after one it is arithmetic (`x -1`).
+    const previous = tokens.at(-1);
+    const afterOperand =
+      previous !== undefined &&
+      ((previous.type === "ident" &&
+        (previous.quoted || !OPERATOR_WORDS.has(previous.value.toLowerCase()))) ||
+        previous.type === "number" ||
+        previous.type === "string" ||
+        (previous.type === "punct" && previous.value === ")"));
+    const number = afterOperand && (c === "+" || c === "-") ? null : NUMBER.exec(rest);
     if (number) {
       const value = Number(number[0]);
       if (!Number.isFinite(value)) throw new CqlSyntaxError(`number out of range: ${number[0]}`, i);
       tokens.push({ type: "number", value, at: i });
       i += number[0].length;
+      continue;
+    }
+    if (c === "+" || c === "-" || c === "*" || c === "/" || c === "%" || c === "^") {
+      tokens.push({ type: "arith", value: c, at: i });
+      i++;
       continue;
     }
     const ident = IDENT.exec(rest);

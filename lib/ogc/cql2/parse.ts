@@ -1,22 +1,29 @@
-import { checkBbox, parseInstant, rfc3339, YEARS } from "../../params/grammar.js";
-import type {
-  ComparisonOp,
-  DateLit,
-  Expr,
-  Geometry,
-  IntervalLit,
-  Scalar,
-  Temporal,
-  TemporalOp,
-  TimestampLit,
+import {
+  ARRAY_OPS,
+  type ArithmeticOp,
+  type ArrayLit,
+  type ArrayOp,
+  type ArrayOperand,
+  type ComparisonOp,
+  type DateLit,
+  type Expr,
+  type Geometry,
+  type GeometryLit,
+  type IntervalEnd,
+  type Position,
+  type Scalar,
+  SPATIAL_OPS,
+  type SpatialOp,
+  TEMPORAL_OPS,
+  type Temporal,
+  type TemporalOp,
+  type TimestampLit,
 } from "./ast.js";
 import { CqlSyntaxError, type Token, tokenize } from "./lexer.js";
+import { bboxLit, CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
+import { placed } from "./where.js";
 
-/**
- * Bounds that keep a hostile filter from costing more to parse or run than a page of results. `depth` counts
- * every level of nesting: a parenthesis and a NOT each open one (NOT NOT NOT … is as deep as it is long).
- */
-export const CQL_LIMITS = { length: 8192, depth: 32, listItems: 1000, vertices: 10_000 } as const;
+export { CQL_LIMITS } from "./literals.js";
 
 const RESERVED = new Set([
   "and",
@@ -29,46 +36,64 @@ const RESERVED = new Set([
   "like",
   "true",
   "false",
+  "div",
   "timestamp",
   "date",
   "interval",
   "bbox",
   "point",
+  "linestring",
   "polygon",
+  "multipoint",
+  "multilinestring",
+  "multipolygon",
+  "geometrycollection",
+  "casei",
+  "accenti",
 ]);
 
-const TEMPORAL_OPS: Record<string, TemporalOp> = {
-  t_intersects: "t_intersects",
-  t_after: "t_after",
-  t_before: "t_before",
-};
+const GEOMETRY_WORDS = new Set([
+  "bbox",
+  "point",
+  "linestring",
+  "polygon",
+  "multipoint",
+  "multilinestring",
+  "multipolygon",
+  "geometrycollection",
+]);
+
+const isSpatialOp = (w: string): w is SpatialOp => (SPATIAL_OPS as readonly string[]).includes(w);
+const isTemporalOp = (w: string): w is TemporalOp => (TEMPORAL_OPS as readonly string[]).includes(w);
+const isArrayOp = (w: string): w is ArrayOp => (ARRAY_OPS as readonly string[]).includes(w);
 
 /**
- * A recursive-descent parser for the CQL2 text subset: boolean logic (AND, OR, NOT, parentheses), comparisons,
- * BETWEEN, IN, LIKE, IS [NOT] NULL, S_INTERSECTS with BBOX/POINT/POLYGON literals, and T_INTERSECTS, T_AFTER,
- * T_BEFORE with TIMESTAMP/DATE/INTERVAL literals. Precedence: NOT binds tighter than AND, AND than OR.
+ * A recursive-descent parser for CQL2 text (OGC 21-065r2): boolean logic, comparisons with arithmetic, BETWEEN, IN,
+ * LIKE, IS [NOT] NULL, CASEI/ACCENTI, the spatial (S_…), temporal (T_…) and array (A_…) functions with WKT, BBOX,
+ * TIMESTAMP, DATE and INTERVAL literals. Precedence: NOT binds tighter than AND, AND than OR; `^` tighter than
+ * `* / % div`, those than `+ -`. `a NOT LIKE b` is NOT (a LIKE b), so text and JSON give one tree.
  */
 export function parseCql2(text: string): Expr {
   if (text.length > CQL_LIMITS.length) {
     throw new CqlSyntaxError(`filter is longer than ${CQL_LIMITS.length} characters`, CQL_LIMITS.length);
   }
   const parser = new Parser(tokenize(text));
-  const expr = parser.orExpr(0);
+  const expr = parser.orExpr();
   parser.expectEnd();
   return expr;
 }
 
 class Parser {
   private i = 0;
+  private depth = 0;
+  private vertices = 0;
   constructor(private readonly tokens: Token[]) {}
 
   private peek(offset = 0): Token {
     return this.tokens[Math.min(this.i + offset, this.tokens.length - 1)]!;
   }
-  private next(): Token {
-    const t = this.peek();
-    if (t.type !== "end") this.i++;
-    return t;
+  private at<T extends object>(node: T, token: Token): T {
+    return placed(node, `character ${token.at + 1}`);
   }
   private isKeyword(word: string, offset = 0): boolean {
     const t = this.peek(offset);
@@ -82,66 +107,86 @@ class Parser {
   private expectKeyword(word: string): void {
     if (!this.acceptKeyword(word)) this.fail(`expected ${word.toUpperCase()}`);
   }
-  private isPunct(p: "(" | ")" | ","): boolean {
-    const t = this.peek();
+  private isPunct(p: "(" | ")" | ",", offset = 0): boolean {
+    const t = this.peek(offset);
     return t.type === "punct" && t.value === p;
   }
   private expectPunct(p: "(" | ")" | ","): void {
     if (!this.isPunct(p)) this.fail(`expected '${p}'`);
     this.i++;
   }
-  private fail(message: string): never {
-    const t = this.peek();
-    const found = t.type === "end" ? "end of filter" : `'${"value" in t ? String(t.value) : ""}'`;
-    throw new CqlSyntaxError(`${message}, found ${found}`, t.at);
+  private fail(message: string, token = this.peek()): never {
+    const found = token.type === "end" ? "end of filter" : `'${"value" in token ? String(token.value) : ""}'`;
+    throw new CqlSyntaxError(`${message}, found ${found}`, token.at);
   }
   expectEnd(): void {
     if (this.peek().type !== "end") this.fail("expected end of filter");
   }
 
-  private checkDepth(depth: number): void {
-    if (depth > CQL_LIMITS.depth) this.fail(`filter nests deeper than ${CQL_LIMITS.depth} levels`);
-  }
-
-  orExpr(depth: number): Expr {
-    this.checkDepth(depth);
-    const args = [this.andExpr(depth)];
-    while (this.acceptKeyword("or")) args.push(this.andExpr(depth));
-    return args.length === 1 ? args[0]! : { kind: "or", args };
-  }
-
-  private andExpr(depth: number): Expr {
-    const args = [this.notExpr(depth)];
-    while (this.acceptKeyword("and")) args.push(this.notExpr(depth));
-    return args.length === 1 ? args[0]! : { kind: "and", args };
-  }
-
-  private notExpr(depth: number): Expr {
-    if (this.acceptKeyword("not")) {
-      this.checkDepth(depth + 1);
-      return { kind: "not", arg: this.notExpr(depth + 1) };
+  /** One more level of nesting for the length of `inner`. */
+  private nested<T>(inner: () => T): T {
+    if (++this.depth > CQL_LIMITS.depth) this.fail(`filter nests deeper than ${CQL_LIMITS.depth} levels`);
+    try {
+      return inner();
+    } finally {
+      this.depth--;
     }
-    return this.primary(depth);
   }
 
-  private primary(depth: number): Expr {
-    if (this.isPunct("(")) {
-      this.i++;
-      const inner = this.orExpr(depth + 1);
-      this.expectPunct(")");
-      return inner;
-    }
+  orExpr(): Expr {
+    const start = this.peek();
+    const args = [this.andExpr()];
+    while (this.acceptKeyword("or")) args.push(this.andExpr());
+    return args.length === 1 ? args[0]! : this.at({ kind: "or", args }, start);
+  }
+
+  private andExpr(): Expr {
+    const start = this.peek();
+    const args = [this.notExpr()];
+    while (this.acceptKeyword("and")) args.push(this.notExpr());
+    return args.length === 1 ? args[0]! : this.at({ kind: "and", args }, start);
+  }
+
+  private notExpr(): Expr {
+    const start = this.peek();
+    if (this.acceptKeyword("not"))
+      return this.nested(() => this.at({ kind: "not", arg: this.notExpr() }, start));
+    return this.primary();
+  }
+
+  private primary(): Expr {
     const t = this.peek();
+    if (this.isPunct("(")) {
+      // A parenthesis opens either a condition, `(a = 1 or b = 2)`, or a value, `(a + 1) > 2`: try the first.
+      const mark = this.i;
+      try {
+        const inner = this.nested(() => {
+          this.i++;
+          const e = this.orExpr();
+          this.expectPunct(")");
+          return e;
+        });
+        const next = this.peek();
+        if (next.type !== "op" && next.type !== "arith" && !this.startsPredicateTail(0)) return inner;
+      } catch (error) {
+        if (!(error instanceof CqlSyntaxError)) throw error;
+        if (error.reason.startsWith("filter nests deeper")) throw error;
+      }
+      this.i = mark;
+      return this.predicate();
+    }
+    if (t.type === "ident" && !t.quoted && this.isPunct("(", 1)) {
+      const word = t.value.toLowerCase();
+      if (isSpatialOp(word)) return this.nested(() => this.spatial(word));
+      if (isTemporalOp(word)) return this.nested(() => this.temporal(word));
+      if (isArrayOp(word)) return this.nested(() => this.arrayPredicate(word));
+      if (/^[sta]_[a-z]+$/.test(word)) this.fail(`unknown function ${t.value.toUpperCase()}`);
+    }
     if (t.type === "ident" && !t.quoted) {
       const word = t.value.toLowerCase();
-      const fn = this.peek(1);
-      const call = fn.type === "punct" && fn.value === "(";
-      if (word === "s_intersects" && call) return this.spatial();
-      if (word in TEMPORAL_OPS && call) return this.temporal(TEMPORAL_OPS[word]!);
-      if (/^[st]_[a-z]+$/.test(word) && call) this.fail(`unsupported function ${t.value.toUpperCase()}`);
       if ((word === "true" || word === "false") && !this.startsPredicateTail(1)) {
         this.i++;
-        return { kind: "literal", value: word === "true" };
+        return this.at({ kind: "literal", value: word === "true" }, t);
       }
     }
     return this.predicate();
@@ -150,138 +195,264 @@ class Parser {
   /** Whether the token at `offset` continues a predicate (so TRUE there is an operand, not a whole condition). */
   private startsPredicateTail(offset: number): boolean {
     const t = this.peek(offset);
-    if (t.type === "op") return true;
-    return ["is", "in", "between", "like", "not"].some((w) => this.isKeyword(w, offset));
+    if (t.type === "op" || t.type === "arith") return true;
+    return ["is", "in", "between", "like", "not", "div"].some((w) => this.isKeyword(w, offset));
   }
 
   private predicate(): Expr {
+    const start = this.peek();
     const left = this.scalar();
     const t = this.peek();
     if (t.type === "op") {
       this.i++;
-      return { kind: "compare", op: t.value as ComparisonOp, left, right: this.scalar() };
+      return this.at({ kind: "compare", op: t.value as ComparisonOp, left, right: this.scalar() }, start);
     }
     if (this.acceptKeyword("is")) {
       const negated = this.acceptKeyword("not");
       this.expectKeyword("null");
-      return { kind: "isNull", negated, value: left };
+      const test: Expr = this.at({ kind: "isNull", value: left }, start);
+      return negated ? this.at({ kind: "not", arg: test }, start) : test;
     }
     const negated = this.acceptKeyword("not");
+    const wrap = (e: Expr): Expr => (negated ? this.at({ kind: "not", arg: e }, start) : e);
     if (this.acceptKeyword("between")) {
       const low = this.scalar();
       this.expectKeyword("and");
-      return { kind: "between", negated, value: left, low, high: this.scalar() };
+      return wrap(this.at({ kind: "between", value: left, low, high: this.scalar() }, start));
     }
     if (this.acceptKeyword("in")) {
       const list = this.parenList(() => this.scalar(), {
         items: CQL_LIMITS.listItems,
         message: `IN lists are limited to ${CQL_LIMITS.listItems} items`,
       });
-      return { kind: "in", negated, value: left, list };
+      return wrap(this.at({ kind: "in", value: left, list }, start));
     }
-    if (this.acceptKeyword("like")) return { kind: "like", negated, value: left, pattern: this.scalar() };
+    if (this.acceptKeyword("like"))
+      return wrap(this.at({ kind: "like", value: left, pattern: this.scalar() }, start));
     return this.fail("expected a comparison operator, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN or [NOT] LIKE");
   }
 
+  /** A value: additive arithmetic over terms. */
   private scalar(): Scalar {
+    return this.binary(["+", "-"], () => this.term());
+  }
+  private term(): Scalar {
+    return this.binary(["*", "/", "%", "div"], () => this.power());
+  }
+  private power(): Scalar {
+    const start = this.peek();
+    const base = this.unary();
     const t = this.peek();
+    if (t.type === "arith" && t.value === "^") {
+      this.i++;
+      return this.nested(() => this.at({ kind: "arith", op: "^", left: base, right: this.power() }, start));
+    }
+    return base;
+  }
+  private binary(ops: ArithmeticOp[], operand: () => Scalar): Scalar {
+    const start = this.peek();
+    let left = operand();
+    for (;;) {
+      const t = this.peek();
+      const op =
+        t.type === "arith" && (ops as string[]).includes(t.value)
+          ? (t.value as ArithmeticOp)
+          : ops.includes("div") && this.isKeyword("div")
+            ? "div"
+            : undefined;
+      if (!op) return left;
+      this.i++;
+      const l = left;
+      left = this.nested(() => this.at({ kind: "arith", op, left: l, right: operand() }, start));
+    }
+  }
+
+  private unary(): Scalar {
+    const t = this.peek();
+    if (t.type === "arith" && (t.value === "-" || t.value === "+")) {
+      // A sign before a value (a sign directly before a digit is the number's own).
+      this.i++;
+      const arg = this.nested(() => this.unary());
+      if (t.value === "+") return arg;
+      if (arg.kind === "number") return this.at({ kind: "number", value: -arg.value }, t);
+      // As the standard writes it in JSON: -x is -1 * x.
+      return this.at({ kind: "arith", op: "*", left: { kind: "number", value: -1 }, right: arg }, t);
+    }
+    if (this.isPunct("(")) {
+      return this.nested(() => {
+        this.i++;
+        const inner = this.scalar();
+        this.expectPunct(")");
+        return inner;
+      });
+    }
     if (t.type === "string") {
       this.i++;
-      return { kind: "string", value: t.value };
+      return this.at({ kind: "string", value: t.value }, t);
     }
     if (t.type === "number") {
       this.i++;
-      return { kind: "number", value: t.value };
+      return this.at({ kind: "number", value: t.value }, t);
     }
     if (t.type === "ident") {
       if (t.quoted) {
         this.i++;
-        return { kind: "property", name: t.value };
+        return this.at({ kind: "property", name: t.value }, t);
       }
       const word = t.value.toLowerCase();
       if (word === "true" || word === "false") {
         this.i++;
-        return { kind: "boolean", value: word === "true" };
+        return this.at({ kind: "boolean", value: word === "true" }, t);
       }
       if (word === "timestamp") return this.timestamp();
       if (word === "date") return this.date();
+      if ((word === "casei" || word === "accenti") && this.isPunct("(", 1)) {
+        return this.nested(() => {
+          this.i += 2;
+          const arg = this.scalar();
+          this.expectPunct(")");
+          return this.at({ kind: word, arg }, t);
+        });
+      }
+      if (this.isPunct("(", 1)) this.fail(`unknown function ${t.value.toUpperCase()}`);
       if (RESERVED.has(word)) this.fail("expected a property name or a literal");
       this.i++;
-      return { kind: "property", name: t.value };
+      return this.at({ kind: "property", name: t.value }, t);
     }
     return this.fail("expected a property name or a literal");
   }
 
-  private stringArgument(keyword: string): { value: string; at: number } {
+  private stringArgument(keyword: string): { value: string; token: Token } {
     this.expectKeyword(keyword);
     this.expectPunct("(");
     const t = this.peek();
     if (t.type !== "string") this.fail(`${keyword.toUpperCase()}(…) takes a quoted string`);
     this.i++;
     this.expectPunct(")");
-    return { value: (t as { value: string }).value, at: t.at };
+    return { value: (t as { value: string }).value, token: t };
   }
 
   private timestamp(): TimestampLit {
-    const { value, at } = this.stringArgument("timestamp");
-    const instant = rfc3339(value);
-    if (!instant)
-      throw new CqlSyntaxError(
-        `invalid TIMESTAMP '${value}' (RFC 3339 in ${YEARS}, e.g. 2025-01-31T12:00:00Z)`,
-        at,
-      );
-    return { kind: "timestamp", value: instant };
+    const start = this.peek();
+    const { value, token } = this.stringArgument("timestamp");
+    const lit = timestampLit(value);
+    if (typeof lit === "string") throw new CqlSyntaxError(lit, token.at);
+    return this.at(lit, start);
   }
 
   private date(): DateLit {
-    const { value, at } = this.stringArgument("date");
-    const day = dayLit(value);
-    if (!day) throw new CqlSyntaxError(`invalid DATE '${value}' (YYYY-MM-DD in ${YEARS})`, at);
-    return day;
+    const start = this.peek();
+    const { value, token } = this.stringArgument("date");
+    const lit = dateLit(value);
+    if (typeof lit === "string") throw new CqlSyntaxError(lit, token.at);
+    return this.at(lit, start);
   }
 
-  private spatial(): Expr {
-    this.i++; // S_INTERSECTS
+  private spatial(op: SpatialOp): Expr {
+    const start = this.next();
     this.expectPunct("(");
     const a = this.geometry();
     this.expectPunct(",");
     const b = this.geometry();
     this.expectPunct(")");
-    return { kind: "s_intersects", args: [a, b] };
+    return this.at({ kind: "spatial", op, args: [a, b] }, start);
+  }
+
+  private next(): Token {
+    const t = this.peek();
+    if (t.type !== "end") this.i++;
+    return t;
   }
 
   private geometry(): Geometry {
     const t = this.peek();
     if (t.type === "ident" && t.quoted) {
       this.i++;
-      return { kind: "property", name: t.value };
+      return this.at({ kind: "property", name: t.value }, t);
     }
-    if (this.acceptKeyword("bbox")) {
-      const n = this.parenList(() => this.number());
-      // The bbox parameter's rules (lib/params/grammar.ts), so BBOX(…) and bbox= cannot disagree.
-      const box = checkBbox(n, "BBOX");
-      if (typeof box === "string") return this.fail(box);
-      return { kind: "bbox", ...box };
+    if (t.type === "ident" && GEOMETRY_WORDS.has(t.value.toLowerCase())) {
+      if (this.acceptKeyword("bbox")) {
+        const n = this.parenList(() => this.number());
+        const box = bboxLit(n);
+        if (typeof box === "string") return this.fail(box, t);
+        return this.at(box, t);
+      }
+      const g = this.geometryLiteral();
+      const problem = geometryError(g);
+      if (problem) this.fail(`invalid geometry: ${problem}`, t);
+      return g;
     }
-    if (this.acceptKeyword("point")) {
-      this.expectPunct("(");
-      const [lon, lat] = this.position();
-      this.expectPunct(")");
-      return { kind: "point", lon, lat };
-    }
-    if (this.acceptKeyword("polygon")) {
-      return { kind: "polygon", rings: this.parenList(() => this.ring()) };
-    }
-    if (t.type === "ident" && !RESERVED.has(t.value.toLowerCase())) {
+    if (t.type === "ident" && !RESERVED.has(t.value.toLowerCase()) && !this.isPunct("(", 1)) {
       this.i++;
-      return { kind: "property", name: t.value };
+      return this.at({ kind: "property", name: t.value }, t);
     }
-    return this.fail("expected a geometry property or a BBOX, POINT or POLYGON literal");
+    return this.fail("expected a geometry property or a geometry literal (WKT or BBOX)");
   }
 
-  private vertices = 0;
+  /** WKT: POINT, LINESTRING, POLYGON, their MULTI forms and GEOMETRYCOLLECTION, in 2D (a Z ordinate is read and dropped). */
+  private geometryLiteral(): GeometryLit {
+    const t = this.next();
+    const word = t.type === "ident" ? t.value.toLowerCase() : "";
+    this.acceptKeyword("z");
+    return this.nested((): GeometryLit => {
+      switch (word) {
+        case "point":
+          return this.at({ kind: "point", coordinates: this.paren(() => this.position()) }, t);
+        case "linestring":
+          return this.at({ kind: "linestring", coordinates: this.positions() }, t);
+        case "polygon":
+          return this.at({ kind: "polygon", coordinates: this.parenList(() => this.positions()) }, t);
+        case "multipoint":
+          // Both MULTIPOINT((1 2), (3 4)) and MULTIPOINT(1 2, 3 4) are WKT.
+          return this.at(
+            {
+              kind: "multipoint",
+              coordinates: this.parenList(() =>
+                this.isPunct("(") ? this.paren(() => this.position()) : this.position(),
+              ),
+            },
+            t,
+          );
+        case "multilinestring":
+          return this.at({ kind: "multilinestring", coordinates: this.parenList(() => this.positions()) }, t);
+        case "multipolygon":
+          return this.at(
+            {
+              kind: "multipolygon",
+              coordinates: this.parenList(() => this.parenList(() => this.positions())),
+            },
+            t,
+          );
+        case "geometrycollection":
+          return this.at(
+            {
+              kind: "geometrycollection",
+              geometries: this.parenList(() => {
+                const g = this.peek();
+                if (
+                  !(g.type === "ident" && GEOMETRY_WORDS.has(g.value.toLowerCase())) ||
+                  this.isKeyword("bbox")
+                )
+                  this.fail("expected a WKT geometry");
+                return this.geometryLiteral();
+              }),
+            },
+            t,
+          );
+        default:
+          return this.fail("expected a geometry literal", t);
+      }
+    });
+  }
 
-  private ring(): [number, number][] {
+  private paren<T>(item: () => T): T {
+    this.expectPunct("(");
+    const value = item();
+    this.expectPunct(")");
+    return value;
+  }
+
+  private positions(): Position[] {
     return this.parenList(() => this.position());
   }
 
@@ -298,85 +469,114 @@ class Parser {
     return list;
   }
 
-  private position(): [number, number] {
+  private position(): Position {
     if (++this.vertices > CQL_LIMITS.vertices)
       this.fail(`geometries are limited to ${CQL_LIMITS.vertices} vertices`);
     const lon = this.number();
     const lat = this.number();
     // An optional third ordinate (height) is accepted and ignored, as for the 6-number bbox.
-    if (this.peek().type === "number") this.i++;
+    if (this.peek().type === "number" || this.peek().type === "arith") this.number();
     return [lon, lat];
   }
 
+  /** A number, with a sign the lexer read as an operator (`1 -2` in a position is two numbers). */
   private number(): number {
     const t = this.peek();
+    if (t.type === "arith" && (t.value === "-" || t.value === "+")) {
+      const n = this.peek(1);
+      if (n.type === "number") {
+        this.i += 2;
+        return t.value === "-" ? -n.value : n.value;
+      }
+    }
     if (t.type !== "number") this.fail("expected a number");
     this.i++;
     return (t as { value: number }).value;
   }
 
   private temporal(op: TemporalOp): Expr {
-    this.i++; // the function name
+    const start = this.next();
     this.expectPunct("(");
     const a = this.temporalOperand();
     this.expectPunct(",");
     const b = this.temporalOperand();
     this.expectPunct(")");
-    return { kind: "temporal", op, args: [a, b] };
+    return this.at({ kind: "temporal", op, args: [a, b] }, start);
   }
 
   private temporalOperand(): Temporal {
+    const t = this.peek();
     if (this.isKeyword("timestamp")) return this.timestamp();
     if (this.isKeyword("date")) return this.date();
     if (this.acceptKeyword("interval")) {
       this.expectPunct("(");
-      const start = this.intervalBound();
+      const start = this.intervalEnd();
       this.expectPunct(",");
-      const end = this.intervalBound();
+      const end = this.intervalEnd();
       this.expectPunct(")");
-      if (!start && !end) this.fail("an INTERVAL needs at least one bounded end");
-      const interval: IntervalLit = {
-        kind: "interval",
-        ...(start ? { start } : {}),
-        ...(end ? { end } : {}),
-      };
-      const from = start?.kind === "date" ? start.start : start?.value;
-      const to = end?.kind === "date" ? end.next : end?.value;
-      if (from && to && from > to) this.fail("an INTERVAL must not end before it starts");
-      return interval;
+      const from = start.kind === "date" ? start.start : start.kind === "timestamp" ? start.value : undefined;
+      const to = end.kind === "date" ? end.next : end.kind === "timestamp" ? end.value : undefined;
+      if (from && to && from > to) this.fail("an INTERVAL must not end before it starts", t);
+      return this.at({ kind: "interval", start, end }, t);
     }
-    const t = this.peek();
-    if (t.type === "ident" && (t.quoted || !RESERVED.has(t.value.toLowerCase()))) {
+    if (t.type === "ident" && (t.quoted || !RESERVED.has(t.value.toLowerCase())) && !this.isPunct("(", 1)) {
       this.i++;
-      return { kind: "property", name: t.value };
+      return this.at({ kind: "property", name: t.value }, t);
     }
     return this.fail("expected a temporal property or a TIMESTAMP, DATE or INTERVAL literal");
   }
 
-  /** An INTERVAL end: '..' (open), a date or timestamp string, or a TIMESTAMP/DATE literal. */
-  private intervalBound(): TimestampLit | DateLit | undefined {
+  /** An INTERVAL end: '..' (open), a date or timestamp string, a TIMESTAMP/DATE literal, or a property. */
+  private intervalEnd(): IntervalEnd {
     if (this.isKeyword("timestamp")) return this.timestamp();
     if (this.isKeyword("date")) return this.date();
     const t = this.peek();
-    if (t.type !== "string") this.fail("INTERVAL ends are quoted dates, timestamps or '..'");
+    if (t.type === "ident" && (t.quoted || !RESERVED.has(t.value.toLowerCase()))) {
+      this.i++;
+      return this.at({ kind: "property", name: t.value }, t);
+    }
+    if (t.type !== "string") this.fail("INTERVAL ends are quoted dates, timestamps, '..' or properties");
     this.i++;
-    const value = (t as { value: string }).value;
-    if (value === "..") return undefined;
-    const day = dayLit(value);
-    if (day) return day;
-    const instant = rfc3339(value);
-    if (instant) return { kind: "timestamp", value: instant };
-    throw new CqlSyntaxError(
-      `invalid INTERVAL end '${value}' (a date or RFC 3339 time in ${YEARS}, or '..')`,
-      t.at,
-    );
+    const end = intervalEndLit((t as { value: string }).value);
+    if (typeof end === "string") throw new CqlSyntaxError(end, t.at);
+    return this.at(end, t);
   }
-}
 
-/** A DATE: YYYY-MM-DD, a possible day, which covers [start, next) in UTC. */
-function dayLit(value: string): DateLit | undefined {
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseInstant(value) : undefined;
-  return day?.start
-    ? { kind: "date", start: day.start, next: new Date(day.start.getTime() + 86_400_000) }
-    : undefined;
+  private arrayPredicate(op: ArrayOp): Expr {
+    const start = this.next();
+    this.expectPunct("(");
+    const a = this.arrayOperand();
+    this.expectPunct(",");
+    const b = this.arrayOperand();
+    this.expectPunct(")");
+    return this.at({ kind: "array", op, args: [a, b] }, start);
+  }
+
+  private arrayOperand(): ArrayOperand {
+    if (this.isPunct("(")) return this.arrayLiteral();
+    const t = this.peek();
+    if (t.type === "ident" && (t.quoted || !RESERVED.has(t.value.toLowerCase())) && !this.isPunct("(", 1)) {
+      this.i++;
+      return this.at({ kind: "property", name: t.value }, t);
+    }
+    return this.fail("expected an array property or an array literal ( … )");
+  }
+
+  /** `( item, … )`, possibly empty; items are values or nested arrays. */
+  private arrayLiteral(): ArrayLit {
+    const t = this.peek();
+    return this.nested(() => {
+      this.expectPunct("(");
+      const items: ArrayLit["items"] = [];
+      if (!this.isPunct(")")) {
+        do {
+          if (items.length >= CQL_LIMITS.listItems)
+            this.fail(`arrays are limited to ${CQL_LIMITS.listItems} items`);
+          items.push(this.isPunct("(") ? this.arrayLiteral() : this.scalar());
+        } while (this.isPunct(",") && this.i++ >= 0);
+      }
+      this.expectPunct(")");
+      return this.at({ kind: "array", items }, t);
+    });
+  }
 }

@@ -1,4 +1,4 @@
-import { CHAIN_NAMES } from "../../chains/registry.js";
+import { syncedNetworks } from "../../chains/registry.js";
 import { getConfig } from "../../config.js";
 import { escapeHtml as e, jsonBlock } from "../../html/escape.js";
 import { assetPath, type Crumb, mapSection, page, SITE_PATHS } from "../../html/layout.js";
@@ -263,7 +263,7 @@ function mapFilters(request: Request, collection: Collection): string {
   const chain = params.get("chain");
   const chains = [
     choice("chain", "All chains", undefined, chain),
-    ...CHAIN_NAMES.map((c) => choice("chain", c, c, chain)),
+    ...syncedNetworks(getConfig()).map((c) => choice("chain", c.displayName, c.name, chain)),
   ];
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
   const since = (days: number) => `${new Date(today - days * DAY_MS).toISOString().slice(0, 10)}/..`;

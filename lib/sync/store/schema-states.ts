@@ -12,8 +12,8 @@ export type NewChainSchema = typeof chainSchemas.$inferInsert;
 
 /**
  * Applies the operator's decisions to a chain's schemas (lib/sync/schemas.ts): schemas newly indexed (with where
- * their backfill starts) and newly known, and schemas no longer indexed, whose rows go — one transaction under the
- * lease. Returns how many rows were removed.
+ * their backfill starts) and newly known, and schemas no longer indexed (`off`; their rows go in batches,
+ * deleteOffRows) — one transaction under the lease. Returns how many rows were removed here: none.
  */
 export async function applySchemaStates(
   db: Db,
@@ -36,19 +36,50 @@ export async function applySchemaStates(
           },
         });
     }
-    let removed = 0;
     if (w.off.length) {
+      // The rows go later, in batches (deleteOffRows): one delete of a large schema could outlast the statement
+      // budget, fail every run, and stall the chain.
       await t
         .update(chainSchemas)
         .set({ state: "off", backfillFrom: null, backfillCursor: null, updatedAt: sql`now()` })
         .where(and(eq(chainSchemas.chainId, w.chainId), inArray(chainSchemas.uid, w.off)));
-      const [row] = await queryRows<{ n: number }>(
-        t,
-        sql`with d as (delete from location_proofs where chain_id = ${w.chainId} and schema_uid in ${w.off} returning 1)
-            select count(*)::int as n from d`,
-      );
-      removed = row?.n ?? 0;
     }
-    return removed;
+    return 0;
   });
+}
+
+/**
+ * Deletes up to `batch` rows of the chain's schemas that are off (denied, or removed by the operator), in one
+ * transaction under the lease: one statement, so the count tables' statement triggers keep the counts exact after
+ * every batch. Returns how many rows went (fewer than `batch`: none are left).
+ */
+export async function deleteOffRows(db: Db, w: Writer & { batch: number }): Promise<number> {
+  return transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+    const t = tx as unknown as Db;
+    await holdLease(t, w);
+    const [row] = await queryRows<{ n: number }>(
+      t,
+      sql`with d as (
+            delete from location_proofs p
+             using (select chain_id, uid from location_proofs
+                     where chain_id = ${w.chainId}
+                       and schema_uid in (select uid from chain_schemas where chain_id = ${w.chainId} and state = 'off')
+                     limit ${w.batch}) s
+             where p.chain_id = s.chain_id and p.uid = s.uid
+            returning 1)
+          select count(*)::int as n from d`,
+    );
+    return row?.n ?? 0;
+  });
+}
+
+/** Rows of the chain's schemas that are off and not deleted yet, from the count tables (no scan of the proofs). */
+export async function offRowsLeft(db: Db, chain: { chainId: number; name: string }): Promise<number> {
+  const [row] = await queryRows<{ n: string | number | null }>(
+    db,
+    sql`select coalesce(sum(c.n), 0) as n from proof_schema_counts c
+         where c.chain = ${chain.name}
+           and c.schema_uid in (select uid from chain_schemas where chain_id = ${chain.chainId} and state = 'off')`,
+  );
+  return Number(row?.n ?? 0);
 }

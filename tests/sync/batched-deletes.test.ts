@@ -1,0 +1,97 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client.js";
+import { loadConfig } from "../../lib/config.js";
+import { attest } from "../../lib/devnet/eas.js";
+import type { Devnet } from "../../lib/devnet/index.js";
+import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
+import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
+import { createSyncService } from "../../lib/sync/service.js";
+import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+
+/**
+ * Denying a schema with many rows: the rows go in batches across runs (lib/sync/deletes.ts), each batch its own
+ * transaction, the count tables exact after every batch, the status showing what is left, and new attestations of
+ * the other schemas indexed by every one of those runs. The denied schema's rows are synthetic copies of a real one
+ * (new uids), so that the test has thousands without writing them on chain; the 500,000-row figure is bench:sync's.
+ */
+const SYNTHETIC = 2_000;
+const BATCH = 300;
+const { appendix } = DEVNET_SCHEMA_UIDS;
+
+let devnet: Devnet;
+let app: TestApp;
+
+const sync = async (env: Record<string, string> = {}) =>
+  (
+    await createSyncService({
+      db: app.db,
+      config: loadConfig({
+        LOG_LEVEL: "silent",
+        CHAINS: "devnet",
+        RPC_URL_DEVNET: devnet.rpcUrl,
+        CONFIRMATIONS_DEVNET: "0",
+        ...env,
+      }),
+      options: { deleteBatchSize: BATCH, deleteBatchesPerRun: 1 },
+    }).sync("manual")
+  ).chains[0]!;
+const counted = async () => {
+  const [row] = await queryRows<{ actual: number; counted: number; total: number; counted_total: number }>(
+    app.db,
+    sql`select (select count(*)::int from location_proofs where schema_uid = ${appendix}) as actual,
+               (select coalesce(sum(n), 0)::int from proof_schema_counts where schema_uid = ${appendix}) as counted,
+               (select count(*)::int from location_proofs) as total,
+               (select coalesce(sum(n), 0)::int from proof_schema_counts) as counted_total`,
+  );
+  return row!;
+};
+
+beforeAll(async () => {
+  devnet = await startTestDevnet();
+  await seedLocationProtocol(devnet.rpcUrl, devnet);
+  await mine(devnet.rpcUrl, 3);
+  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  expect((await sync()).status).toBe("ok");
+  // Synthetic rows of the schema about to be denied: copies of one of its real rows under new uids.
+  await app.db.execute(sql`
+    insert into location_proofs
+    select (json_populate_record(null::location_proofs,
+             (to_jsonb(p) || jsonb_build_object('uid', '0xee' || lpad(to_hex(g), 62, '0')))::json)).*
+      from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g`);
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+  await devnet?.stop();
+});
+
+describe("a denied schema's rows go in batches across runs", () => {
+  it("each run deletes one batch, counts stay exact, status shows the rest, other schemas keep being indexed", async () => {
+    const start = await counted();
+    expect(start.actual).toBeGreaterThan(SYNTHETIC);
+    const data = encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "3.5, 4.5" });
+    const runs = [];
+    for (let i = 0; i < Math.ceil(start.actual / BATCH) + 2; i++) {
+      await attest(devnet.rpcUrl, devnet.eas, [{ data }]);
+      await mine(devnet.rpcUrl, 1);
+      const run = await sync({ SCHEMA_DENY: appendix });
+      runs.push(run);
+      expect(run.status === "ok" || run.status === "partial").toBe(true);
+      // Every run indexes the new attestation of another schema, whatever is left to delete.
+      expect(run.attestations).toBe(1);
+      expect(run.schemas.rows_removed).toBeLessThanOrEqual(BATCH);
+      const now = await counted();
+      expect(now.counted).toBe(now.actual);
+      expect(now.counted_total).toBe(now.total);
+      const status = await app.get("/api/sync/status", { headers: AUTH });
+      const devnetStatus = status.body.chains.find((c: { chain: string }) => c.chain === "devnet");
+      expect(devnetStatus.deletes_pending).toBe(now.actual);
+      if (now.actual === 0) break;
+    }
+    expect((await counted()).actual).toBe(0);
+    expect(runs.length).toBe(Math.ceil(start.actual / BATCH));
+    expect(runs.at(-1)!.status).toBe("ok");
+  });
+});
