@@ -7,7 +7,7 @@ import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { FILTER_CRS, filterCrsOf } from "./cql2/crs.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
-import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
+import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
 
 /**
  * `limit`: a whole number ≥ 1. Above the maximum it is served as the maximum (Part 1, 7.15.3, recommendation:
