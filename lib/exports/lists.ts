@@ -1,4 +1,4 @@
-import { itemsFilter } from "../ogc/items.js";
+import { itemsBbox, itemsFilter } from "../ogc/items.js";
 import type { ItemsQuery } from "../ogc/items-params.js";
 import { parseSortby } from "../ogc/sortby.js";
 import { type Collection, PATHS } from "../ogc/vocabulary.js";
@@ -18,7 +18,7 @@ export function itemsDownload(request: Request, q: ItemsQuery, format: ExportFor
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
   return exportResponse(request, {
     format,
-    filter: itemsFilter(q, collection, sort),
+    filter: itemsFilter({ ...q, bbox: itemsBbox(q) }, collection, sort),
     ...(sort ? { sort } : {}),
     json: collection.geometry === "point" ? pointFeatureJson : shapeFeatureJson,
     points: collection.geometry === "point",

@@ -14,7 +14,7 @@ export const CORS_HEADERS: Record<string, string> = {
   "access-control-allow-methods": "GET, HEAD, OPTIONS",
   "access-control-allow-headers": "Accept, Content-Type, If-None-Match, X-API-Key",
   "access-control-expose-headers":
-    "ETag, Link, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Export-Rows, X-Number-Matched, Content-Disposition",
+    "ETag, Link, Content-Crs, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Export-Rows, X-Number-Matched, Content-Disposition",
   "access-control-max-age": "86400",
 };
 

@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
+import { CRS_URIS } from "../crs/systems.js";
 import { downloadLinks } from "../exports/links.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
+import { mapLinks } from "../maps/links.js";
 import {
   alternates,
   COLLECTIONS,
@@ -98,6 +100,18 @@ function collectionDocument(
       type: MEDIA.schema,
       title: "Queryables",
     },
+    {
+      href: href(PATHS.schema(collection.id)),
+      rel: REL.schema,
+      type: MEDIA.schema,
+      title: "Schema of the features",
+    },
+    {
+      href: href(PATHS.sortables(collection.id)),
+      rel: REL.sortables,
+      type: MEDIA.schema,
+      title: "Sortables",
+    },
     ...(isTiled(collection.id)
       ? [
           {
@@ -106,6 +120,7 @@ function collectionDocument(
             type: MEDIA.json,
             title: "Vector tiles",
           },
+          ...mapLinks(request, collection.id),
         ]
       : []),
   ];
@@ -114,7 +129,7 @@ function collectionDocument(
     title: collection.title,
     description: collection.description,
     itemType: "feature",
-    crs: [CRS84],
+    crs: CRS_URIS,
     storageCrs: CRS84,
     extent,
     links,

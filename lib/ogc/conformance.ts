@@ -12,6 +12,12 @@ import { hrefFor, ogcResponse } from "./respond.js";
  * S_DISJOINT are served), `functions` (no custom functions are served), and queryables as query parameters (only
  * chain, prover and subject are).
  *
+ * OGC API - Features - Part 2 (lib/crs/): `crs` on items and single items, `bbox-crs`, Content-Crs, each collection's
+ * `crs` list and `storageCrs`. Part 5 (lib/ogc/schema.ts): the schema of each collection's features with the roles
+ * id, primary-geometry and primary-instant, and the sortables. JSON-FG 1.0 core (lib/jsonfg/): items and single
+ * items with f=jsonfg. Not declared: JSON-FG's "JSON-FG in Web APIs" (it depends on Part 5's profile parameter
+ * class, which is not implemented, although `profile=` is taken), Part 5's returnables and receivables.
+ *
  * OGC API - Tiles - Part 1 (lib/tiles/): tiles with a URL template (core), tileset metadata and the tilesets list of
  * a collection (tileset, tilesets-list, geodata-tilesets), Mapbox Vector Tiles (mvt), and their OpenAPI paths with
  * the operationId suffixes the standard gives (oas30). Not declared: the datetime class (it also asks for
@@ -23,6 +29,11 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
   "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+  "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+  "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/schemas",
+  "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/core-roles-features",
+  "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/sortables",
+  "http://www.opengis.net/spec/json-fg-1/1.0/conf/core",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",

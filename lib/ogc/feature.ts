@@ -1,3 +1,4 @@
+import { FEATURE_TYPE } from "../proofs/json-sql.js";
 import { ogcProperties } from "../proofs/properties.js";
 import type { ProofRow } from "../proofs/rows.js";
 import type { Collection } from "./vocabulary.js";
@@ -35,3 +36,23 @@ export function toFeature(row: ProofRow, collection: Pick<Collection, "geometry"
 }
 
 export type OgcFeature = ReturnType<typeof toFeature>;
+
+/**
+ * A proof as a JSON-FG feature (lib/jsonfg/): the GeoJSON feature with `featureType`, `time` (the event time as an
+ * instant, null without one) and `place` (null here: the writer fills it when another coordinate system is asked
+ * for), in the order PostgreSQL writes them (lib/proofs/json-sql.ts). `geometry` is unchanged.
+ */
+export function toJsonFgFeature(row: ProofRow, collection: Pick<Collection, "geometry">) {
+  const { type, id, geometry, properties, ...rest } = toFeature(row, collection);
+  const at = properties.event_timestamp as string | null;
+  return {
+    type,
+    id,
+    featureType: FEATURE_TYPE,
+    time: at === null ? null : { timestamp: at },
+    geometry,
+    ...rest,
+    place: null as GeoJsonGeometry | null,
+    properties,
+  };
+}

@@ -1,11 +1,13 @@
 import * as v from "valibot";
+import { bboxNumbersParam, CRS_PARAM_SCHEMA, crsParam } from "../crs/params.js";
+import { featureFormatParam, itemsFormatParam, profileParam } from "../jsonfg/negotiate.js";
 import { filterParam } from "../params/filter-params.js";
-import { bboxParam, doc } from "../params/grammar.js";
+import { doc } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { FILTER_CRS, filterCrsOf } from "./cql2/crs.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
-import { CRS84, OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
+import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
 
 /**
  * `limit`: a whole number ≥ 1. Above the maximum it is served as the maximum (Part 1, 7.15.3, recommendation:
@@ -18,16 +20,6 @@ export const limitParam = v.pipe(
   v.minValue(1, "limit must be at least 1"),
   v.transform((n) => Math.min(n, OGC_MAX_LIMIT)),
 );
-
-/** Only CRS84 is served; naming it explicitly is allowed, any other CRS is a 400. */
-const crsParam = (name: string) =>
-  v.pipe(
-    v.string(),
-    v.check(
-      (s) => s.trim() === CRS84 || s.trim() === `<${CRS84}>`,
-      `${name} must be ${CRS84} (the only CRS served)`,
-    ),
-  );
 
 /** The JSON Schema the document states for a comma-separated list (queryParameters writes style form, explode false). */
 const SORTBY_SCHEMA = {
@@ -47,7 +39,18 @@ const SORTBY_SCHEMA = {
  * of limit is the page size GDAL then asks for.
  */
 export const ITEMS_PARAMS = {
-  f: filterParam("f", "Response encoding; overrides the Accept header."),
+  f: v.optional(
+    doc(
+      itemsFormatParam,
+      "Response encoding: json (GeoJSON), jsonfg (JSON-FG 1.0, GeoJSON with time, featureType and place), html, or a download of every match (csv, geojsonseq, fgb, parquet: docs/downloads.md); overrides the Accept header.",
+    ),
+  ),
+  profile: v.optional(
+    doc(
+      profileParam,
+      "GeoJSON profile (JSON-FG, JSON-FG in Web APIs): rfc7946 (plain GeoJSON, the default), jsonfg or jsonfg-plus (JSON-FG; geometry stays CRS84 beside place). f=jsonfg is the same as profile=jsonfg.",
+    ),
+  ),
   limit: v.optional(
     doc(
       limitParam,
@@ -68,14 +71,27 @@ export const ITEMS_PARAMS = {
   ),
   bbox: v.optional(
     doc(
-      bboxParam("bbox", true),
-      "minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84. minLon > maxLon crosses the antimeridian. Tested against {geometry}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).",
+      bboxNumbersParam,
+      "minLon,minLat,maxLon,maxLat (or the 3D form minLon,minLat,minZ,maxLon,maxLat,maxZ, heights ignored), CRS84 unless bbox-crs names another system (then its lower and upper corners in that system's axis order). minLon > maxLon crosses the antimeridian. Tested against {geometry}; features without geometry match too (OGC API - Features Part 1, /req/core/fc-bbox-response).",
       undefined,
       { type: "array", minItems: 4, maxItems: 6, items: { type: "number" } },
     ),
   ),
   "bbox-crs": v.optional(
-    doc(crsParam("bbox-crs"), "Only CRS84 is served.", undefined, { type: "string", enum: [CRS84] }),
+    doc(
+      crsParam("bbox-crs"),
+      "The coordinate reference system of bbox (OGC API - Features Part 2), one of the collection's crs; default CRS84. A box in another system is tested as the CRS84 box that encloses it.",
+      undefined,
+      CRS_PARAM_SCHEMA,
+    ),
+  ),
+  crs: v.optional(
+    doc(
+      crsParam("crs"),
+      "The coordinate reference system of the features' coordinates (OGC API - Features Part 2), one of the collection's crs, in that system's axis order (latitude first for EPSG:4326); default CRS84. The response's Content-Crs header names it.",
+      undefined,
+      CRS_PARAM_SCHEMA,
+    ),
   ),
   near: filterParam(
     "near",
@@ -141,3 +157,15 @@ export const ITEMS_PARAMS = {
 };
 
 export type ItemsQuery = v.InferOutput<v.ObjectSchema<typeof ITEMS_PARAMS, undefined>>;
+
+/** Query parameters of GET …/items/{uid}: the encoding, the GeoJSON profile and the coordinate system. */
+export const ITEM_PARAMS = {
+  f: v.optional(
+    doc(
+      featureFormatParam,
+      "Response encoding: json (GeoJSON), jsonfg (JSON-FG 1.0, GeoJSON with time, featureType and place) or html; overrides the Accept header.",
+    ),
+  ),
+  profile: ITEMS_PARAMS.profile,
+  crs: ITEMS_PARAMS.crs,
+};

@@ -1,9 +1,10 @@
 import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
+import { mapLinks } from "../maps/links.js";
 import { SERVICE_NAME } from "../version.js";
 import { landingHtml } from "./html/views.js";
 import { ogcResponse } from "./respond.js";
-import { alternates, type Link, MEDIA, PATHS, REL } from "./vocabulary.js";
+import { alternates, type Link, MEDIA, PATHS, REL, TILED_COLLECTIONS } from "./vocabulary.js";
 
 /** GET /api/ogc: title, description and the links a client starts from (Part 1, 7.2). */
 export function landingDocument(request: Request, format: Format) {
@@ -37,6 +38,7 @@ export function landingDocument(request: Request, format: Format) {
       type: MEDIA.json,
       title: "The tile matrix sets of the vector tiles",
     },
+    ...TILED_COLLECTIONS.flatMap((id) => mapLinks(request, id)),
   ];
   return {
     title: `${SERVICE_NAME}: OGC API - Features and Tiles`,

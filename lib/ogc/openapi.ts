@@ -9,7 +9,7 @@ import { queryParameters } from "../v0/openapi-params.js";
 import { strings } from "../v0/openapi-schemas.js";
 import { VERSION } from "../version.js";
 import { apiHtml } from "./html/views.js";
-import { ITEMS_PARAMS } from "./items-params.js";
+import { ITEM_PARAMS, ITEMS_PARAMS } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 import { COLLECTIONS, type Collection, MEDIA, OGC_BASE, TILED_COLLECTIONS } from "./vocabulary.js";
 
@@ -225,6 +225,13 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
   const name = pascal(c.id);
   const geojson = (schema: string, description: string) => ({
     description,
+    headers: {
+      "Content-Crs": {
+        description:
+          "The coordinate reference system of the coordinates, in angle brackets (OGC API - Features Part 2); in JSON-FG that of `place`",
+        schema: { type: "string", pattern: "^<http.+>$" },
+      },
+    },
     content: {
       [MEDIA.geojson]: { schema: { $ref: `#/components/schemas/${schema}${name}` } },
       [MEDIA.html]: { schema: { type: "string" } },
@@ -240,6 +247,24 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
       `Queryables of ${c.id}`,
       `getQueryables${name}`,
       jsonResponse("JSON Schema of the filterable properties", "queryables", MEDIA.schema),
+    ),
+    [`/collections/${c.id}/schema`]: op(
+      `Schema of ${c.id}'s features`,
+      `getSchema${name}`,
+      jsonResponse(
+        "JSON Schema (2020-12) of the features: uid, geometry and every property, with their roles (Part 5)",
+        "jsonSchema",
+        MEDIA.schema,
+      ),
+    ),
+    [`/collections/${c.id}/sortables`]: op(
+      `Sortables of ${c.id}`,
+      `getSortables${name}`,
+      jsonResponse(
+        "JSON Schema (2020-12) of the properties sortby may name (Part 5)",
+        "jsonSchema",
+        MEDIA.schema,
+      ),
     ),
     [`/collections/${c.id}/items`]: withDownloads(
       op(
@@ -265,7 +290,7 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
           description: "Attestation uid",
           schema: { type: "string" },
         },
-        f,
+        ...queryParameters(ITEM_PARAMS),
       ],
     ),
   };
@@ -319,6 +344,51 @@ function tilePaths(c: Collection): Record<string, unknown> {
       jsonResponse("Tileset metadata with its layers and the tile URL template (rel item)", "tileSet"),
       [tms, f, ...filters],
     ),
+    [`${base}/{tileMatrixSetId}/tilejson`]: tilesOp(
+      `TileJSON of the ${c.id} vector tileset`,
+      "getTileJson",
+      {
+        description: "TileJSON 3.0.0: the tile URL template with {z}/{x}/{y}, zooms and layers",
+        content: {
+          [MEDIA.json]: { schema: { type: "object", required: ["tilejson", "tiles", "vector_layers"] } },
+        },
+      },
+      [tms, ...filters],
+    ),
+    [`/collections/${c.id}/styles`]: {
+      get: {
+        summary: `Styles of ${c.id} (OGC API - Styles)`,
+        operationId: `getStyles${name}`,
+        tags: ["OGC API - Styles"],
+        parameters: filters,
+        responses: {
+          "200": {
+            description: "The styles and the default style",
+            content: { [MEDIA.json]: { schema: { type: "object", required: ["styles"] } } },
+          },
+          ...errors,
+        },
+      },
+    },
+    [`/collections/${c.id}/styles/{styleId}`]: {
+      get: {
+        summary: `A style of ${c.id}: its MapLibre style sheet`,
+        operationId: `getStyle${name}`,
+        tags: ["OGC API - Styles"],
+        parameters: [path("styleId", "Style identifier", { type: "string", enum: ["proofs"] }), ...filters],
+        responses: {
+          "200": {
+            description: "A MapLibre / Mapbox style sheet (style spec v8) of the clusters and points",
+            content: {
+              "application/vnd.mapbox.style+json": {
+                schema: { type: "object", required: ["version", "sources", "layers"] },
+              },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
     [`${base}/{tileMatrixSetId}/{tileMatrix}/{tileCol}/{tileRow}`]: tilesOp(
       `A vector tile of ${c.id}`,
       "getTile",
@@ -390,6 +460,7 @@ function featureSchemas(c: Collection): Record<string, unknown> {
           : {}),
         properties: { $ref: "#/components/schemas/properties" },
         links: { type: "array", items: { $ref: "#/components/schemas/link" } },
+        ...JSONFG_FEATURE_MEMBERS,
       },
     },
     [`featureCollection${name}`]: {
@@ -402,10 +473,39 @@ function featureSchemas(c: Collection): Record<string, unknown> {
         timeStamp: { type: "string", format: "date-time" },
         numberMatched: { type: "integer", minimum: 0 },
         numberReturned: { type: "integer", minimum: 0 },
+        conformsTo: JSONFG_FEATURE_MEMBERS.conformsTo,
+        coordRefSys: JSONFG_FEATURE_MEMBERS.coordRefSys,
       },
     },
   };
 }
+
+/**
+ * The members JSON-FG adds (lib/jsonfg/; f=jsonfg or profile=jsonfg): its schemas (schemas.opengis.net/json-fg)
+ * hold them exactly; here their shape. `geometry` stays the CRS84 GeoJSON geometry; `place` is the geometry in the
+ * `crs` asked for, null in CRS84.
+ */
+const JSONFG_FEATURE_MEMBERS = {
+  conformsTo: {
+    type: "array",
+    items: { type: "string" },
+    description: "JSON-FG: the conformance classes of the document (a single feature, or the collection)",
+  },
+  coordRefSys: { type: "string", description: "JSON-FG: the coordinate reference system of `place`" },
+  featureType: { type: "string", enum: ["LocationProof"], description: "JSON-FG: the feature type" },
+  time: {
+    type: "object",
+    nullable: true,
+    properties: { timestamp: { type: "string", format: "date-time" } },
+    description: "JSON-FG: the event time as an instant, null without one",
+  },
+  place: {
+    type: "object",
+    nullable: true,
+    required: ["type"],
+    description: "JSON-FG: the geometry in the coordinate reference system asked for (crs), null in CRS84",
+  },
+};
 
 /** GET /api/ogc/api: the OpenAPI 3.0 definition of this interface, with the server URL of the request. */
 export function openApiDocument(request: Request) {
@@ -547,6 +647,17 @@ export function openApiDocument(request: Request) {
           description: "JSON Schema (2020-12) of the properties a filter may name",
           required: ["type", "properties"],
           properties: { type: { type: "string", enum: ["object"] }, properties: { type: "object" } },
+        },
+        jsonSchema: {
+          type: "object",
+          description: "A JSON Schema (2020-12) with links",
+          required: ["$schema", "type", "properties"],
+          properties: {
+            $schema: { type: "string" },
+            type: { type: "string", enum: ["object"] },
+            properties: { type: "object" },
+            links: links(),
+          },
         },
         openapi: {
           type: "object",

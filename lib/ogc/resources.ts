@@ -1,11 +1,20 @@
+import { CRS84_SYSTEM, type CrsSystem } from "../crs/systems.js";
 import { itemsDownload } from "../exports/lists.js";
 import { exportFormatOf } from "../exports/negotiate.js";
 import { htmlResponse } from "../html/layout.js";
 import type { Format } from "../http/format.js";
-import { GEOJSON_TYPE } from "../http/respond.js";
+import { GEOJSON_TYPE, json } from "../http/respond.js";
+import type { FeatureEncoding } from "../jsonfg/negotiate.js";
 import { getCollection, getCollections } from "./collections.js";
 import { collectionHtml, collectionsHtml, itemHtml, itemsHtml } from "./html/views.js";
-import { featureCollection, featureCollectionResponse, getItem, itemsLinks, itemsPage } from "./items.js";
+import {
+  featureCollection,
+  featureCollectionResponse,
+  featureHeaders,
+  getItem,
+  itemsLinks,
+  itemsPage,
+} from "./items.js";
 import type { ItemsQuery } from "./items-params.js";
 import { hrefFor, ogcResponse } from "./respond.js";
 import type { Collection } from "./vocabulary.js";
@@ -22,8 +31,6 @@ export { landingResource } from "./landing.js";
 export { apiResource } from "./openapi.js";
 export { queryablesResource } from "./queryables.js";
 
-const GEOJSON = GEOJSON_TYPE.split(";")[0]!;
-
 export const collectionsResource = async (request: Request, format: Format) =>
   ogcResponse(format, await getCollections(request, format), (doc) => collectionsHtml(doc, hrefFor(request)));
 
@@ -33,31 +40,42 @@ export const collectionResource = async (request: Request, format: Format, colle
   );
 
 /**
- * GET …/items: one page (itemsPage), written whole as GeoJSON from its rows as PostgreSQL wrote them, or as the HTML
- * view from its rows as fields.
+ * GET …/items: one page (itemsPage), written whole as GeoJSON or JSON-FG from its rows as PostgreSQL wrote them (in
+ * the coordinate system `crs` asks for), or as the HTML view from its rows as fields.
  */
 export const itemsResource = async (
   request: Request,
   q: ItemsQuery,
-  format: Format,
+  encoding: FeatureEncoding,
   collection: Collection,
 ) => {
   // A download format (f or Accept): every match, streamed (lib/exports/).
   const download = exportFormatOf(request, q.f);
   if (download) return itemsDownload(request, q, download, collection);
-  const page = await itemsPage(request, q, format, collection);
-  const links = itemsLinks(request, format, collection, page);
-  if (format !== "html") return featureCollectionResponse(page, links);
+  const page = await itemsPage(request, q, encoding, collection);
+  const links = itemsLinks(request, encoding, collection, page);
+  if (encoding.format !== "html") {
+    return featureCollectionResponse(page, links, { jsonfg: encoding.jsonfg, crs: q.crs ?? CRS84_SYSTEM });
+  }
   const doc = featureCollection(page, links, collection);
   return htmlResponse(
     itemsHtml(doc, request, hrefFor(request), collection, { offset: page.start, limit: page.limit }),
   );
 };
 
-export const itemResource = async (request: Request, uid: string, format: Format, collection: Collection) =>
-  ogcResponse(
-    format,
-    await getItem(request, uid, format, collection),
-    (doc) => itemHtml(doc, hrefFor(request), collection),
-    GEOJSON,
-  );
+/** GET …/items/{uid}: the feature as GeoJSON or JSON-FG (in the coordinate system asked for), or its HTML page. */
+export const itemResource = async (
+  request: Request,
+  uid: string,
+  encoding: FeatureEncoding,
+  collection: Collection,
+  crs: CrsSystem = CRS84_SYSTEM,
+) => {
+  const doc = await getItem(request, uid, encoding, collection, crs);
+  if (encoding.format === "html")
+    return htmlResponse(itemHtml(doc as Parameters<typeof itemHtml>[0], hrefFor(request), collection));
+  return json(doc, {
+    contentType: GEOJSON_TYPE,
+    headers: featureHeaders({ jsonfg: encoding.jsonfg, crs }),
+  });
+};

@@ -58,6 +58,8 @@ export const PATHS = {
   collection: collectionPath,
   items: (c: CollectionId) => `${collectionPath(c)}/items`,
   queryables: (c: CollectionId) => `${collectionPath(c)}/queryables`,
+  schema: (c: CollectionId) => `${collectionPath(c)}/schema`,
+  sortables: (c: CollectionId) => `${collectionPath(c)}/sortables`,
   item: (c: CollectionId, uid: string) => `${collectionPath(c)}/items/${encodeURIComponent(uid)}`,
   asset: (file: string) => `${OGC_BASE}/assets/${file}`,
   tilesets: (c: CollectionId) => `${collectionPath(c)}/tiles`,
@@ -91,6 +93,8 @@ export const REL = {
   next: "next",
   prev: "prev",
   queryables: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+  schema: "http://www.opengis.net/def/rel/ogc/1.0/schema",
+  sortables: "http://www.opengis.net/def/rel/ogc/1.0/sortables",
   /** a templated link to the tiles of a tileset */
   item: "item",
   tilesetsVector: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",

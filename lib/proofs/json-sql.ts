@@ -1,8 +1,17 @@
 import { type SQL, sql } from "drizzle-orm";
 import { SUBQUERY_FENCE } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
-import { numberArraySql, OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty } from "./properties.js";
+import {
+  numberArraySql,
+  OGC_PROPERTIES,
+  PROOF_PROPERTIES,
+  type ProofProperty,
+  proofProperty,
+} from "./properties.js";
 import { renderedOnce as once } from "./sql-once.js";
+
+/** JSON-FG's featureType of a proof (lib/jsonfg/vocabulary.ts says so too; lib/proofs knows no HTTP). */
+export const FEATURE_TYPE = "LocationProof";
 
 /**
  * Pages of proofs as JSON written by PostgreSQL: each row's native record, or its OGC feature, as one text column,
@@ -76,12 +85,23 @@ export const jsonTextOf = (members: readonly Pick<ProofProperty, "name" | "sourc
 const point = sql`case when ${p.longitude} is null or ${p.latitude} is null then null else ('{"type":"Point","coordinates":[' || ${p.longitude}::text || ',' || ${p.latitude}::text || ']}')::json end`;
 
 /**
- * A GeoJSON feature: id, geometry, an optional bbox member, and the OGC properties (toFeature), given the distance
- * its properties end with in a proximity query. All but the properties rendered once.
+ * JSON-FG's members of a feature (lib/jsonfg/): its type, and its `time`, the event time as an instant (null without
+ * one). JSON-FG's time pattern asks for a Z and optional fractions: the catalogue's timestamp text is that.
  */
-function featureOf(geometry: SQL, bbox?: SQL): (distance?: SQL) => SQL {
+const JSONFG_TIME = sql`case when ${p.eventTimestamp} is null then null else json_build_object('timestamp', ${proofProperty("event_timestamp")!.source}) end`;
+
+/**
+ * A GeoJSON feature: id, geometry, an optional bbox member, and the OGC properties (toFeature), given the distance
+ * its properties end with in a proximity query. All but the properties rendered once. As JSON-FG (`jsonfg`,
+ * toJsonFgFeature), `featureType` and `time` come before the geometry and `"place":null` after it, which the writer
+ * fills when the page asks for another coordinate system (lib/crs/feature-text.ts).
+ */
+function featureOf(geometry: SQL, bbox?: SQL, jsonfg = false): (distance?: SQL) => SQL {
+  const fg = jsonfg
+    ? sql`${sql.raw(`'${FEATURE_TYPE}'`)}::text as "featureType", ${JSONFG_TIME} as "time", `
+    : sql``;
   const head = once(
-    sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${geometry} as "geometry", ${bbox ? sql`${bbox} as "bbox", ` : sql``}`,
+    sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${fg}${geometry} as "geometry", ${bbox ? sql`${bbox} as "bbox", ` : sql``}${jsonfg ? sql`null::json as "place", ` : sql``}`,
   );
   const tail = once(sql` as "properties") f)`);
   return (distance) => sql`${head}${objectOf(OGC_MEMBERS, distance)}${tail}`;
@@ -90,6 +110,8 @@ function featureOf(geometry: SQL, bbox?: SQL): (distance?: SQL) => SQL {
 /** A feature of the point collection (toFeature: id, the point, the OGC properties), as text. */
 const pointFeature = featureOf(point);
 export const pointFeatureJson: RowJson = rowJson((distance) => sql`${pointFeature(distance)}::text`);
+const pointFeatureFg = featureOf(point, undefined, true);
+export const pointFeatureFgJson: RowJson = rowJson((distance) => sql`${pointFeatureFg(distance)}::text`);
 
 /**
  * A feature of the shapes collection (toFeature): the stored geometry, and a `bbox` member [west, south, east,
@@ -103,9 +125,13 @@ const hasBboxMember = once(
     sql` and `,
   )}`,
 );
-const shapeWithBbox = featureOf(shape, numberArraySql(bounds));
-const shapeAlone = featureOf(shape);
-export const shapeFeatureJson: RowJson = rowJson(
-  (distance) =>
-    sql`(case when ${hasBboxMember} then ${shapeWithBbox(distance)} else ${shapeAlone(distance)} end)::text`,
-);
+function shapeFeature(jsonfg: boolean): RowJson {
+  const withBbox = featureOf(shape, numberArraySql(bounds), jsonfg);
+  const alone = featureOf(shape, undefined, jsonfg);
+  return rowJson(
+    (distance) =>
+      sql`(case when ${hasBboxMember} then ${withBbox(distance)} else ${alone(distance)} end)::text`,
+  );
+}
+export const shapeFeatureJson: RowJson = shapeFeature(false);
+export const shapeFeatureFgJson: RowJson = shapeFeature(true);

@@ -9,9 +9,17 @@ import { TILE_FILTER_NAMES } from "./tile-rules.js";
  * left out, as a tile would refuse it.
  */
 export function mapTileUrl(request: Request, collection: Collection): string {
+  return `${PATHS.tileset(collection.id, WEB_MERCATOR_QUAD)}/{z}/{x}/{y}${filterQuery(request)}`;
+}
+
+/** The style sheet (lib/maps/style.ts) a web map of `request`'s page loads, with the page's filters as mapTileUrl. */
+export const mapStyleUrl = (request: Request, collection: Collection): string =>
+  `${PATHS.collection(collection.id)}/styles/proofs${filterQuery(request)}`;
+
+function filterQuery(request: Request): string {
   const search = requestUrl(request).search.replace(/^\?/, "");
   const kept = (search ? search.split("&") : []).filter((pair) =>
     (TILE_FILTER_NAMES as readonly string[]).includes(pair.split("=", 1)[0] ?? ""),
   );
-  return `${PATHS.tileset(collection.id, WEB_MERCATOR_QUAD)}/{z}/{x}/{y}${kept.length ? `?${kept.join("&")}` : ""}`;
+  return kept.length ? `?${kept.join("&")}` : "";
 }

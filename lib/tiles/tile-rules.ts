@@ -53,7 +53,17 @@ export const TILE_FILTER_NAMES = [
 ] as const;
 
 /** The items' parameters that are not filters of the proofs: the format, the page, the order, and bbox. */
-export const ITEMS_PAGE_NAMES = ["f", "limit", "offset", "cursor", "bbox", "bbox-crs", "sortby"] as const;
+export const ITEMS_PAGE_NAMES = [
+  "f",
+  "limit",
+  "offset",
+  "cursor",
+  "bbox",
+  "bbox-crs",
+  "sortby",
+  "crs",
+  "profile",
+] as const;
 
 /**
  * The most bytes a tile takes: a points tile of MAX_POINTS proofs whose every value is as long as it can be (its own

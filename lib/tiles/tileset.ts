@@ -1,5 +1,6 @@
 import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
+import { mapLinks } from "../maps/links.js";
 import { alternates, type Collection, CRS84, type Link, MEDIA, PATHS, REL } from "../ogc/vocabulary.js";
 import { jsonSchemaOf, proofProperty } from "../proofs/properties.js";
 import { EPSG_3857, WEB_MERCATOR_QUAD, WEB_MERCATOR_QUAD_URI } from "./tile-matrix-set.js";
@@ -74,6 +75,7 @@ function tilesetLinks(request: Request, collection: Collection, format: Format, 
       title: "Mapbox Vector Tiles",
       templated: true,
     },
+    ...mapLinks(request, collection.id, true),
   ];
 }
 

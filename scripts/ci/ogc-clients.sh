@@ -228,4 +228,19 @@ if /usr/bin/python3 -c "import qgis.core" 2>/dev/null; then
 else
   echo "ogc-clients: skipped: QGIS rendering the tiles (PyQGIS not installed)"
 fi
+# 7. OGC API - Features Part 2 (lib/crs/): GDAL 3.7 and later read a layer in the CRS given by the OAPIF driver's CRS
+# open option. The layer in EPSG:4326 (latitude first on the wire) must hold the same positions as the CRS84 read:
+# GDAL swaps the axes back by the CRS's declared order, so a server writing them in the wrong order shows here.
+if ogrinfo --format OAPIF 2>/dev/null | grep -q 'Option name="CRS"'; then
+  ogrinfo -ro -al -q "OAPIF:$OGC" location-proofs -limit 20 | grep -o 'POINT ([^)]*)' >"$WORK/crs84.points"
+  ogrinfo -ro -al -q "OAPIF:$OGC" location-proofs -oo CRS=EPSG:4326 -limit 20 | grep -o 'POINT ([^)]*)' \
+    >"$WORK/epsg4326.points" 2>"$WORK/crs.err" || fail "EPSG:4326 read: $(cat "$WORK/crs.err")"
+  [ -s "$WORK/crs84.points" ] || fail "the CRS84 read returned no points"
+  cmp -s "$WORK/crs84.points" "$WORK/epsg4326.points" \
+    || fail "the EPSG:4326 layer's points differ from the CRS84 layer's: $(diff "$WORK/crs84.points" "$WORK/epsg4326.points" | head -n 4)"
+  ok "GDAL read location-proofs in EPSG:4326 (crs=…/EPSG/0/4326): $(wc -l <"$WORK/crs84.points") points in the right axis order"
+else
+  echo "ogc-clients: skipped: a layer in EPSG:4326 through GDAL's OAPIF driver (GDAL $GDAL_VERSION has no CRS open option; 3.7 added it)"
+fi
+# OWSLib (Python, from PyPI) is not installed: PyPI is unreachable from CI.
 echo "ogc-clients: $passed passed, 0 failed"

@@ -81,6 +81,7 @@ describe("items: the feature collection", () => {
     const rels = res.body.links.map((l: { rel: string }) => l.rel).sort();
     expect(rels).toEqual([
       "alternate",
+      "alternate",
       "collection",
       "enclosure",
       "enclosure",

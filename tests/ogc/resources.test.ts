@@ -28,6 +28,9 @@ describe("landing page", () => {
         "service-desc application/vnd.oai.openapi+json;version=3.0",
         "service-doc text/html",
         "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes application/json",
+        "describedby application/json",
+        "http://www.opengis.net/def/rel/ogc/1.0/styles application/json",
+        "stylesheet application/vnd.mapbox.style+json",
       ].sort(),
     );
     const href = (rel: string) => res.body.links.find((l: { rel: string }) => l.rel === rel).href;
@@ -84,7 +87,7 @@ describe("conformance", () => {
     expect(res.body.conformsTo).toEqual([...CONFORMANCE_CLASSES]);
     for (const uri of res.body.conformsTo) {
       expect(uri).toMatch(
-        /^http:\/\/www\.opengis\.net\/spec\/(ogcapi-features-[13]\/1\.0|cql2\/1\.0|ogcapi-tiles-1\/1\.0)\/conf\/[a-z0-9-]+$/,
+        /^http:\/\/www\.opengis\.net\/spec\/(ogcapi-features-[1235]\/1\.0|json-fg-1\/1\.0|cql2\/1\.0|ogcapi-tiles-1\/1\.0)\/conf\/[a-z0-9-]+$/,
       );
     }
     expect(res.body.conformsTo).toContain("http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core");
@@ -114,7 +117,9 @@ describe("collections", () => {
     expect(c.id).toBe("location-proofs");
     expect(shapes.extent).toEqual(c.extent);
     expect(c.itemType).toBe("feature");
-    expect(c.crs).toEqual(["http://www.opengis.net/def/crs/OGC/1.3/CRS84"]);
+    expect(c.crs[0]).toBe("http://www.opengis.net/def/crs/OGC/1.3/CRS84");
+    expect(c.crs).toContain("http://www.opengis.net/def/crs/EPSG/0/27700");
+    expect(c.storageCrs).toBe("http://www.opengis.net/def/crs/OGC/1.3/CRS84");
     const withBounds = rows.filter((r) => r.minLon !== null);
     expect(c.extent.spatial.bbox[0]).toEqual([
       Math.min(...withBounds.map((r) => r.minLon!)),
@@ -135,15 +140,20 @@ describe("collections", () => {
     expect(res.status).toBe(200);
     expect(rels(res.body.links)).toEqual([
       "alternate text/html",
+      "describedby application/json",
       "enclosure application/flatgeobuf",
       "enclosure application/geo+json-seq",
       "enclosure application/vnd.apache.parquet",
       "enclosure text/csv",
       "http://www.opengis.net/def/rel/ogc/1.0/queryables application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/schema application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/sortables application/schema+json",
+      "http://www.opengis.net/def/rel/ogc/1.0/styles application/json",
       "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector application/json",
       "items application/geo+json",
       "items text/html",
       "self application/json",
+      "stylesheet application/vnd.mapbox.style+json",
     ]);
     expect(res.body.links.find((l: { rel: string }) => l.rel === "items").href).toBe(
       `${TEST_BASE}/api/ogc/collections/location-proofs/items`,
@@ -280,10 +290,14 @@ describe("single feature", () => {
       revoked: row.revoked,
     });
     expect(rels(res.body.links)).toEqual([
+      "alternate application/geo+json",
       "alternate text/html",
       "collection application/json",
       "self application/geo+json",
     ]);
+    expect(res.body.links.find((l: { title: string }) => l.title === "JSON-FG").href).toBe(
+      `${TEST_BASE}/api/ogc/collections/location-proofs/items/${row.uid}?f=jsonfg`,
+    );
     expect(res.body.links.find((l: { rel: string }) => l.rel === "self").href).toBe(
       `${TEST_BASE}/api/ogc/collections/location-proofs/items/${row.uid}`,
     );

@@ -8,8 +8,8 @@ import { escapeHtml, proofPopup } from "./popup.js";
 /*
  * The map of every proof (tile-map.mjs, the location-proofs items page): MapLibre GL JS, from our own origin, draws
  * the collection's vector tiles (lib/tiles/) with the page's filters over Natural Earth's country outlines (and the
- * configured raster tiles above them, when there are any). Clusters are discs with their counts (drawn here on a
- * canvas as icons, so no font files are needed), which a click zooms into; proofs are red points, which a click
+ * configured raster tiles above them, when there are any). The proofs' layers are the collection's served style (lib/maps/style.ts,
+ * fetched from config.style): clusters are discs that grow with their counts, which a click zooms into; proofs are red points, which a click
  * opens in a popup linking to the proof's page; a cluster of one opens that proof too. Once the map is idle its
  * element says what it drew, for people's tools and the browser tests: data-points, data-clusters, data-proofs (the
  * proofs drawn), data-first-point and data-first-cluster (where one is on screen), data-basemap, data-countries,
@@ -18,6 +18,8 @@ import { escapeHtml, proofPopup } from "./popup.js";
 
 type TileMapConfig = {
   tiles: string;
+  /** the collection's MapLibre style sheet (with the page's filters): its proofs source and its layers are drawn */
+  style: string;
   maxZoom: number;
   assets: string;
   itemPath: string;
@@ -28,16 +30,22 @@ type TileMapConfig = {
 
 const el = document.getElementById("map");
 const configEl = document.getElementById("tile-map-config");
-if (el && configEl) start(el, JSON.parse(configEl.textContent ?? "") as TileMapConfig);
+if (el && configEl) {
+  const config = JSON.parse(configEl.textContent ?? "") as TileMapConfig;
+  // The proofs are drawn as the served style draws them (lib/maps/style.ts): what people see is that style.
+  fetch(config.style)
+    .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`style: HTTP ${r.status}`))))
+    .then((sheet: maplibregl.StyleSpecification) => start(el, config, sheet))
+    .catch((error: Error) => el.setAttribute("data-map-error", error.message));
+}
 
-function start(el: HTMLElement, config: TileMapConfig) {
+function start(el: HTMLElement, config: TileMapConfig, sheet: maplibregl.StyleSpecification) {
   maplibregl.setWorkerUrl(new URL("./maplibre-gl-worker.mjs", import.meta.url).href);
-  const tiles = new URL(config.tiles, location.href).href.replace(/%7B/g, "{").replace(/%7D/g, "}");
   const style: maplibregl.StyleSpecification = {
     version: 8,
     sources: {
       countries: { type: "geojson", data: { type: "FeatureCollection", features: [] } },
-      proofs: { type: "vector", tiles: [tiles], minzoom: 0, maxzoom: config.maxZoom },
+      proofs: sheet.sources.proofs!,
     },
     layers: [
       { id: "sea", type: "background", paint: { "background-color": "#cfe1ef" } },
@@ -60,31 +68,7 @@ function start(el: HTMLElement, config: TileMapConfig) {
     };
     style.layers.push({ id: "basemap", type: "raster", source: "basemap" });
   }
-  style.layers.push(
-    {
-      id: "points",
-      type: "circle",
-      source: "proofs",
-      "source-layer": config.layers.points,
-      paint: {
-        "circle-radius": 6,
-        "circle-color": "#d32f2f",
-        "circle-stroke-color": "#ffffff",
-        "circle-stroke-width": 1.5,
-      },
-    },
-    {
-      id: "clusters",
-      type: "symbol",
-      source: "proofs",
-      "source-layer": config.layers.clusters,
-      layout: {
-        "icon-image": ["concat", "cluster-", ["to-string", ["get", "count"]]],
-        "icon-allow-overlap": true,
-        "icon-ignore-placement": true,
-      },
-    },
-  );
+  style.layers.push(...sheet.layers);
   const coarse = window.matchMedia?.("(pointer: coarse)").matches;
   const map = new maplibregl.Map({
     container: el,

@@ -7,7 +7,7 @@ import { linkWith } from "../../http/links.js";
 import { requestUrl } from "../../http/request-url.js";
 import { parseBbox } from "../../params/grammar.js";
 import { DAY_MS } from "../../proofs/timestamps.js";
-import { mapTileUrl } from "../../tiles/map-tile-url.js";
+import { mapStyleUrl, mapTileUrl } from "../../tiles/map-tile-url.js";
 import { CLUSTERS_LAYER, POINTS_LAYER } from "../../tiles/tile-rules.js";
 import { MAX_ZOOM } from "../../tiles/web-mercator.js";
 import type { OgcFeature } from "../feature.js";
@@ -231,6 +231,7 @@ function tileMapSection(request: Request, collection: Collection): string {
   return `<div id="map" class="map" role="region" aria-label="${e(`Map of ${collection.title}`)}"></div>
 ${jsonBlock("tile-map-config", {
   tiles: mapTileUrl(request, collection),
+  style: mapStyleUrl(request, collection),
   maxZoom: MAX_ZOOM,
   layers: { points: POINTS_LAYER, clusters: CLUSTERS_LAYER },
   itemPath: `${PATHS.items(collection.id)}/`,
@@ -323,27 +324,28 @@ export function queryablesHtml(
   doc: {
     title: string;
     description: string;
-    properties: Record<string, { title?: string; type?: string; format?: string }>;
+    properties: Record<string, { title?: string; type?: string | string[]; format?: string }>;
   },
   href: Href,
   collection: Collection,
+  kind: "Queryables" | "Schema" | "Sortables" = "Queryables",
 ): string {
   const rows = Object.entries(doc.properties)
     .map(
       ([name, p]) =>
-        `<tr><td><code>${e(name)}</code></td><td>${e(p.format ?? p.type ?? "")}</td><td>${e(p.title)}</td></tr>`,
+        `<tr><td><code>${e(name)}</code></td><td>${e(p.format ?? (Array.isArray(p.type) ? p.type.join(" or ") : (p.type ?? "")))}</td><td>${e((p as { description?: string }).description ?? p.title)}</td></tr>`,
     )
     .join("");
+  const use = {
+    Queryables: "Use them in <code>filter=</code> (CQL2 text) and <code>sortby=</code>.",
+    Schema: "What every feature carries (OGC API - Features Part 5), with its roles.",
+    Sortables: "Use them in <code>sortby=</code>.",
+  }[kind];
   return page({
-    title: `Queryables of ${collection.title}`,
+    title: `${kind} of ${collection.title}`,
     section: "ogc",
-    crumbs: [
-      ogcHome(href),
-      collectionsCrumb(href),
-      collectionCrumb(href, collection),
-      { title: "Queryables" },
-    ],
-    lead: `${e(doc.description)} Use them in <code>filter=</code> (CQL2 text) and <code>sortby=</code>.`,
+    crumbs: [ogcHome(href), collectionsCrumb(href), collectionCrumb(href, collection), { title: kind }],
+    lead: `${e(doc.description)} ${use}`,
     body: `<div class="table-wrap"><table class="data"><thead><tr><th scope="col">Property</th><th scope="col">Type</th><th scope="col">Meaning</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   });
 }

@@ -1,6 +1,7 @@
-import { FORMAT_ONLY, negotiateFormat } from "../../../../../lib/http/format.js";
 import { parseQuery, routeParam } from "../../../../../lib/http/query.js";
 import { route } from "../../../../../lib/http/route.js";
+import { featureEncoding } from "../../../../../lib/jsonfg/negotiate.js";
+import { ITEM_PARAMS } from "../../../../../lib/ogc/items-params.js";
 import { itemResource } from "../../../../../lib/ogc/resources.js";
 import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 
@@ -8,8 +9,14 @@ import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
   GET: async (request) => {
-    const { f } = parseQuery(request, FORMAT_ONLY, { routeParams: ["uid"] });
-    const format = negotiateFormat(request, f);
-    return itemResource(request, routeParam(request, "uid"), format, COLLECTIONS["location-proof-shapes"]);
+    const q = parseQuery(request, ITEM_PARAMS, { routeParams: ["uid"] });
+    const encoding = featureEncoding(request, q.f, q.profile);
+    return itemResource(
+      request,
+      routeParam(request, "uid"),
+      encoding,
+      COLLECTIONS["location-proof-shapes"],
+      q.crs,
+    );
   },
 });
