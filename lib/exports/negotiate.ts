@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ApiError } from "../http/errors.js";
+import { acceptRanges } from "../http/format.js";
 import { EXPORT_F_VALUES, EXPORT_FORMATS, type ExportFormat, isExportFormat } from "./formats.js";
 
 /**
@@ -10,20 +11,6 @@ export const listFormatParam = v.picklist(
   ["json", "html", ...EXPORT_F_VALUES],
   `f must be one of json, html, ${EXPORT_F_VALUES.join(", ")}`,
 );
-
-type Range = { type: string; q: number; at: number };
-
-const rangesOf = (accept: string): Range[] =>
-  accept
-    .toLowerCase()
-    .split(",")
-    .map((range, at) => {
-      const [type = "", ...params] = range.split(";").map((s) => s.trim());
-      const q = params.find((p) => p.startsWith("q="));
-      const weight = q === undefined ? 1 : Number(q.slice(2));
-      return { type, q: Number.isFinite(weight) ? weight : 0, at };
-    })
-    .filter((r) => r.type !== "" && r.q > 0);
 
 /** A media range a page (JSON, GeoJSON, HTML) answers: every JSON type, text/html and the wildcards. */
 const servesPage = (type: string) =>
@@ -43,7 +30,7 @@ export function exportFormatOf(request: Request, f: string | undefined): ExportF
   if (f !== undefined) return isExportFormat(f) ? f : undefined;
   const accept = request.headers.get("accept");
   if (!accept) return undefined;
-  const ranges = rangesOf(accept);
+  const ranges = acceptRanges(accept);
   const formatOf = (type: string) => EXPORT_FORMATS.find((x) => x.accepts.includes(type))?.f;
   const best = ranges
     .filter((r) => formatOf(r.type) !== undefined || servesPage(r.type))

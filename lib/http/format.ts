@@ -20,15 +20,9 @@ export const FORMAT_ONLY = {
   ),
 };
 
-/**
- * `f` wins; otherwise Accept decides: HTML only when the client prefers text/html to every JSON type (higher q, or
- * the same q and listed first). Browsers do; GDAL, QGIS, curl and fetch() do not, and wildcards never
- * count, so a client that accepts both with a wildcard still gets JSON. A range with q=0 is refused, never chosen.
- */
-export function negotiateFormat(request: Request, f: string | undefined): Format {
-  // (Any other `f` is a download format, which the lists that take one decide before: lib/exports/negotiate.ts.)
-  if (f === "json" || f === "html") return f;
-  const ranges = (request.headers.get("accept") ?? "")
+/** An Accept header's media ranges, lower case, with their weight and place; those of weight 0 left out. */
+export function acceptRanges(accept: string): { type: string; q: number; at: number }[] {
+  return accept
     .toLowerCase()
     .split(",")
     .map((range, at) => {
@@ -37,7 +31,18 @@ export function negotiateFormat(request: Request, f: string | undefined): Format
       const weight = q === undefined ? 1 : Number(q.slice(2));
       return { type, q: Number.isFinite(weight) ? weight : 0, at };
     })
-    .filter((r) => r.q > 0);
+    .filter((r) => r.type !== "" && r.q > 0);
+}
+
+/**
+ * `f` wins; otherwise Accept decides: HTML only when the client prefers text/html to every JSON type (higher q, or
+ * the same q and listed first). Browsers do; GDAL, QGIS, curl and fetch() do not, and wildcards never
+ * count, so a client that accepts both with a wildcard still gets JSON. A range with q=0 is refused, never chosen.
+ */
+export function negotiateFormat(request: Request, f: string | undefined): Format {
+  // (Any other `f` is a download format, which the lists that take one decide before: lib/exports/negotiate.ts.)
+  if (f === "json" || f === "html") return f;
+  const ranges = acceptRanges(request.headers.get("accept") ?? "");
   const best = (match: (type: string) => boolean) =>
     ranges.filter((r) => match(r.type)).sort((a, b) => b.q - a.q || a.at - b.at)[0];
   const html = best((type) => type === "text/html");
