@@ -348,14 +348,20 @@ class Parser {
     return this.at(lit, start);
   }
 
-  private spatial(op: SpatialOp): Expr {
+  /** `OP(a, b)`: the operator's token, and its two operands, each read by `operand`. */
+  private pair<T>(operand: () => T): { start: Token; args: [T, T] } {
     const start = this.next();
     this.expectPunct("(");
-    const a = this.geometry();
+    const a = operand();
     this.expectPunct(",");
-    const b = this.geometry();
+    const b = operand();
     this.expectPunct(")");
-    return this.at({ kind: "spatial", op, args: [a, b] }, start);
+    return { start, args: [a, b] };
+  }
+
+  private spatial(op: SpatialOp): Expr {
+    const { start, args } = this.pair(() => this.geometry());
+    return this.at({ kind: "spatial", op, args }, start);
   }
 
   private next(): Token {
@@ -495,13 +501,8 @@ class Parser {
   }
 
   private temporal(op: TemporalOp): Expr {
-    const start = this.next();
-    this.expectPunct("(");
-    const a = this.temporalOperand();
-    this.expectPunct(",");
-    const b = this.temporalOperand();
-    this.expectPunct(")");
-    return this.at({ kind: "temporal", op, args: [a, b] }, start);
+    const { start, args } = this.pair(() => this.temporalOperand());
+    return this.at({ kind: "temporal", op, args }, start);
   }
 
   private temporalOperand(): Temporal {
@@ -543,13 +544,8 @@ class Parser {
   }
 
   private arrayPredicate(op: ArrayOp): Expr {
-    const start = this.next();
-    this.expectPunct("(");
-    const a = this.arrayOperand();
-    this.expectPunct(",");
-    const b = this.arrayOperand();
-    this.expectPunct(")");
-    return this.at({ kind: "array", op, args: [a, b] }, start);
+    const { start, args } = this.pair(() => this.arrayOperand());
+    return this.at({ kind: "array", op, args }, start);
   }
 
   private arrayOperand(): ArrayOperand {
