@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
-import { clusterAt, clustersTile, type TileContent, tileContentFromRows } from "./tile-content.js";
+import { clusterAt, clustersTile, type TileContent } from "./tile-clusters.js";
 import { COUNTS_MAX_ZOOM, cellCounts } from "./tile-pyramid.js";
 import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
 
@@ -17,7 +17,8 @@ export type RowBudget = number;
 const selective = (f: ProofFilter): boolean => f.prover !== undefined || f.subject !== undefined;
 
 /**
- * The tile's content for a filter the counts cannot answer, its cost bounded by `budget` proofs read:
+ * The tile's content for a filter the counts cannot answer, its cost bounded by `budget` proofs read, or undefined
+ * where the tile is to be read from its rows (lib/tiles/tile-content.ts, tileContentFromRows), exactly:
  * - beyond COUNTS_MAX_ZOOM a tile is small enough to read (no counts there, and few proofs in so small an area);
  * - else the counts give the tile's proofs per cell (every proof, any filter: what the filter can at most match);
  *   up to `budget` of them, or up to `budget` matches of a prover's or a subject's own index, the rows are read and
@@ -27,18 +28,17 @@ const selective = (f: ProofFilter): boolean => f.prover !== undefined || f.subje
  *   sample scaled to the cell's proofs) and its cluster says so (`approximate`), at the sample matches' mean
  *   position. A cell whose sample matched nothing is left out: the filter matches few of its proofs, if any.
  */
-export async function budgetedContent(
+export async function sampledContent(
   db: Db,
   t: TileAddress,
   filter: ProofFilter,
   budget: RowBudget,
-): Promise<TileContent> {
-  if (t.z > COUNTS_MAX_ZOOM) return tileContentFromRows(db, t, filter);
+): Promise<TileContent | undefined> {
+  if (t.z > COUNTS_MAX_ZOOM) return undefined;
   const cells = (await cellCounts(db, t, {})).filter((c) => c.n > 0);
   const candidates = cells.reduce((n, c) => n + c.n, 0);
-  if (candidates <= budget) return tileContentFromRows(db, t, filter);
-  if (selective(filter) && (await matchesAtMost(db, filter, budget)))
-    return tileContentFromRows(db, t, filter);
+  if (candidates <= budget) return undefined;
+  if (selective(filter) && (await matchesAtMost(db, filter, budget))) return undefined;
   return sampledClusters(db, t, filter, cells, Math.max(1, Math.floor(budget / CLUSTER_GRID ** 2)));
 }
 

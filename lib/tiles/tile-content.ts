@@ -5,30 +5,22 @@ import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
 import { renderedOnce } from "../proofs/sql-once.js";
-import { budgetedContent, ROW_BUDGET, type RowBudget } from "./tile-budget.js";
+import { ROW_BUDGET, type RowBudget, sampledContent } from "./tile-budget.js";
+import {
+  type ClusterRow,
+  clusterAt,
+  clustersTile,
+  type TileCluster,
+  type TileContent,
+  type TilePoint,
+} from "./tile-clusters.js";
 import { cellCounts, countsAnswer } from "./tile-pyramid.js";
 import { CLUSTER_GRID_BITS, MAX_POINTS, MEMO_CHARS, TILE_PROPERTY_NAMES } from "./tile-rules.js";
 import { tileCondition, WX, WY } from "./tile-sql.js";
 import { TILE_EXTENT_BITS, type TileAddress, WORLD_BITS } from "./web-mercator.js";
 
-/** A proof as a tile carries it: where in the tile (0..4095), and the properties of TILE_PROPERTIES. */
-export type TilePoint = { px: number; py: number; properties: Record<string, string | boolean | null> };
-
-/**
- * A cluster: where in the tile, how many proofs, and the one proof's uid when there is one; `approximate` when the
- * count is an estimate from a sample of the cell (lib/tiles/tile-budget.ts), never set on an exact count.
- */
-export type TileCluster = {
-  px: number;
-  py: number;
-  count: number;
-  uid: string | null;
-  approximate?: boolean;
-};
-
-export type TileContent =
-  | { kind: "points"; points: TilePoint[] }
-  | { kind: "clusters"; clusters: TileCluster[]; total: number };
+export type { ClusterRow, TileCluster, TileContent, TilePoint };
+export { clusterAt, clustersTile };
 
 const TILE_PROPERTIES = TILE_PROPERTY_NAMES.map((name) => {
   const q = proofProperty(name);
@@ -77,7 +69,8 @@ export async function tileContent(
   filter: ProofFilter,
   budget: RowBudget = ROW_BUDGET,
 ): Promise<TileContent> {
-  if (!countsAnswer(filter, t)) return budgetedContent(db, t, filter, budget);
+  if (!countsAnswer(filter, t))
+    return (await sampledContent(db, t, filter, budget)) ?? tileContentFromRows(db, t, filter);
   if (!filter.chains?.length) {
     const points = await pointsOf(db, t, filter, MAX_POINTS + 1);
     if (points.length <= MAX_POINTS) return { kind: "points", points };
@@ -94,12 +87,6 @@ export async function tileContentFromRows(db: Db, t: TileAddress, filter: ProofF
   if (points.length <= MAX_POINTS) return { kind: "points", points };
   return clustersTile(await clustersFromRows(db, t, filter));
 }
-
-export const clustersTile = (clusters: TileCluster[]): TileContent => ({
-  kind: "clusters",
-  clusters,
-  total: clusters.reduce((n, c) => n + c.count, 0),
-});
 
 export const whereOf = (filter: ProofFilter, t: TileAddress): SQL => {
   const where = whereClause(tileFilter(filter, t));
@@ -164,26 +151,4 @@ async function clustersFromRows(db: Db, t: TileAddress, filter: ProofFilter): Pr
       order by gy, gx`,
   );
   return rows.map((r) => clusterAt(t, r));
-}
-
-/** A cluster as read: the mean world pixel of its proofs, their number, the uid of a single one. */
-export type ClusterRow = { mx: number; my: number; n: number; uid: string | null; approximate?: boolean };
-
-/**
- * The cluster's position in the tile's grid. The mean of pixels inside one cell lies inside it (a cell is convex),
- * and so does its floor.
- */
-export function clusterAt(t: TileAddress, r: ClusterRow): TileCluster {
-  const unit = 2 ** (WORLD_BITS - t.z - TILE_EXTENT_BITS);
-  const tileSize = 2 ** (WORLD_BITS - t.z);
-  const inTile = (mean: number, index: number) =>
-    Math.min(4095, Math.max(0, Math.floor((Number(mean) - index * tileSize) / unit)));
-  const cluster: TileCluster = {
-    px: inTile(r.mx, t.x),
-    py: inTile(r.my, t.y),
-    count: Number(r.n),
-    uid: r.uid ?? null,
-  };
-  if (r.approximate) cluster.approximate = true;
-  return cluster;
 }

@@ -130,8 +130,10 @@ beforeAll(async () => {
     handle: async (req) => {
       const bytes = new Uint8Array(await req.arrayBuffer());
       bodyBytesRead += bytes.byteLength;
-      return new Response(JSON.stringify({ read: bytes.byteLength }), {
-        headers: { "content-type": "application/json" },
+      // With its length, as lib/http/respond.ts answers (a body without one is streamed chunked, as a download).
+      const body = JSON.stringify({ read: bytes.byteLength });
+      return new Response(body, {
+        headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
       });
     },
   };

@@ -912,6 +912,13 @@ describe("hostile input", () => {
           expect(res.headers.get("content-type"), context).toMatch(/^application\/(problem\+)?json/);
           if (req.method === "HEAD") return;
           const body = JSON.parse(text);
+          // The MCP endpoint speaks JSON-RPC: its protocol errors are JSON-RPC error objects (lib/mcp/).
+          if (pathOf(req.url) === "/mcp" && body.jsonrpc === "2.0") {
+            expect(typeof body.error?.message, `${context}: a JSON-RPC error in ${text.slice(0, 300)}`).toBe(
+              "string",
+            );
+            return;
+          }
           for (const field of ["error", "code", "message"]) {
             expect(typeof body[field], `${context}: ${field} in ${text.slice(0, 300)}`).toBe("string");
           }

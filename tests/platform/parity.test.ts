@@ -165,6 +165,20 @@ function cases(): Case[] {
     { path: `${items}/0x${"f".repeat(64)}` },
     { path: "/api/ogc/collections/location-proof-shapes" },
     { path: "/api/ogc/collections/location-proof-shapes/queryables" },
+    // Part 5 (lib/ogc/schema.ts), and the web maps' TileJSON and style (lib/maps/).
+    { path: "/api/ogc/collections/location-proofs/schema" },
+    { path: "/api/ogc/collections/location-proofs/sortables" },
+    { path: "/api/ogc/collections/location-proof-shapes/schema" },
+    { path: "/api/ogc/collections/location-proof-shapes/sortables" },
+    { path: "/api/ogc/collections/location-proofs/styles" },
+    {
+      path: "/api/ogc/collections/location-proofs/styles/proofs",
+      covers: "/api/ogc/collections/location-proofs/styles/[styleId]",
+    },
+    {
+      path: "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad/tilejson",
+      covers: "/api/ogc/collections/location-proofs/tiles/[tileMatrixSetId]/tilejson",
+    },
     { path: `${shapes}?limit=2&bbox=-10,35,30,60` },
     { path: `${shapes}/${uid}`, covers: `${shapes}/[uid]` },
     // Vector tiles (lib/tiles/): the tilesets, the tileset, a tile with and without a filter, bad addresses, the
