@@ -114,7 +114,7 @@ describe("the map of every proof", () => {
     const chains = await page.locator('table.proofs td[data-label="Chain"]').allTextContents();
     expect(chains.length).toBeGreaterThan(0);
     expect(new Set(chains)).toEqual(new Set(["base"]));
-    expect(await page.locator('.map-filters a[aria-current="true"]', { hasText: /^base$/ }).count()).toBe(1);
+    expect(await page.locator('.map-filters a[aria-current="true"]', { hasText: /^Base$/ }).count()).toBe(1);
     await page.locator(".map-filters a", { hasText: "Last 30 days" }).click();
     await page.waitForURL(
       (url) => url.searchParams.has("datetime") && url.searchParams.get("chain") === "base",

@@ -122,7 +122,11 @@ function start(el: HTMLElement, config: TileMapConfig, sheet: maplibregl.StyleSp
       return JSON.stringify([Math.round(p.x), Math.round(p.y)]);
     };
     el.setAttribute("data-first-point", at(points[0]));
-    el.setAttribute("data-first-cluster", at(clusters[0]));
+    // A cluster of one opens its proof's popup; the first one that a click zooms into is the one worth naming.
+    el.setAttribute(
+      "data-first-cluster",
+      at(clusters.find((f) => Number(f.properties.count) > 1) ?? clusters[0]),
+    );
     el.setAttribute("data-ready", "");
   });
   map.on("error", (event) => el.setAttribute("data-map-error", String(event.error?.message || event)));
