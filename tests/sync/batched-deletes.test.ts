@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queryRows } from "../../db/client.js";
+import { queryRows, transactionWithBudget } from "../../db/client.js";
 import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
@@ -55,12 +55,15 @@ beforeAll(async () => {
   await mine(devnet.rpcUrl, 3);
   app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
   expect((await sync()).status).toBe("ok");
-  // Synthetic rows of the schema about to be denied: copies of one of its real rows under new uids.
-  await app.db.execute(sql`
+  // Synthetic rows of the schema about to be denied: copies of one of its real rows under new uids (a bulk load, so
+  // with a loader's statement budget rather than a request's).
+  await transactionWithBudget(app.db, 60_000, (tx) =>
+    tx.execute(sql`
     insert into location_proofs
     select (json_populate_record(null::location_proofs,
              (to_jsonb(p) || jsonb_build_object('uid', '0xee' || lpad(to_hex(g), 62, '0')))::json)).*
-      from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g`);
+      from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g`),
+  );
 }, 120_000);
 afterAll(async () => {
   await app?.close();
