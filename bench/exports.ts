@@ -89,7 +89,9 @@ async function harvest(base: string): Promise<{ ms: number; rows: number }> {
   while (url) {
     const page = JSON.parse((await requestOk(url, agent)).toString("utf8"));
     rows += page.features.length;
-    url = page.links.find((l: { rel: string }) => l.rel === "next")?.href;
+    // The built functions write links for the origin a deployment has (https); the same path and query, here.
+    const next: string | undefined = page.links.find((l: { rel: string }) => l.rel === "next")?.href;
+    url = next ? `${base}${new URL(next).pathname}${new URL(next).search}` : undefined;
   }
   agent.destroy();
   return { ms: performance.now() - started, rows };
