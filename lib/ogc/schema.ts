@@ -125,18 +125,19 @@ export function sortablesDocument(href: (path: string) => string, collection: Co
 
 type Table = Parameters<typeof queryablesHtml>[0];
 
-export const schemaResource = (request: Request, format: Format, collection: Collection) =>
-  ogcResponse(
-    format,
-    schemaDocument(hrefFor(request), collection),
-    (doc) => queryablesHtml(doc as unknown as Table, hrefFor(request), collection, "Schema"),
-    MEDIA.schema,
-  );
+const documentResource =
+  (
+    build: (href: (path: string) => string, collection: Collection) => unknown,
+    title: "Schema" | "Sortables",
+  ) =>
+  (request: Request, format: Format, collection: Collection) =>
+    ogcResponse(
+      format,
+      build(hrefFor(request), collection),
+      (doc) => queryablesHtml(doc as Table, hrefFor(request), collection, title),
+      MEDIA.schema,
+    );
 
-export const sortablesResource = (request: Request, format: Format, collection: Collection) =>
-  ogcResponse(
-    format,
-    sortablesDocument(hrefFor(request), collection),
-    (doc) => queryablesHtml(doc as unknown as Table, hrefFor(request), collection, "Sortables"),
-    MEDIA.schema,
-  );
+export const schemaResource = documentResource(schemaDocument, "Schema");
+
+export const sortablesResource = documentResource(sortablesDocument, "Sortables");
