@@ -5,7 +5,6 @@ import { filterParam } from "../params/filter-params.js";
 import { doc } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
-import { FILTER_CRS, filterCrsOf } from "./cql2/crs.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
 import { OGC_DEFAULT_LIMIT, OGC_MAX_LIMIT } from "./vocabulary.js";
 
@@ -137,13 +136,10 @@ export const ITEMS_PARAMS = {
   ),
   "filter-crs": v.optional(
     doc(
-      v.pipe(
-        v.string(),
-        v.check((s) => filterCrsOf(s) !== undefined, `filter-crs must be one of ${FILTER_CRS.join(", ")}`),
-      ),
-      `CRS of geometry literals in filter: ${FILTER_CRS.join(", ")}.`,
+      crsParam("filter-crs"),
+      "The coordinate reference system of the geometry literals in filter (OGC API - Features Part 3), one of the collection's crs, in that system's axis order (latitude first for EPSG:4326); default CRS84. Each vertex is transformed to CRS84 (an edge is then read in CRS84, not along the projected straight line); a BBOX becomes the CRS84 box that encloses it.",
       undefined,
-      { type: "string", enum: [...FILTER_CRS] },
+      CRS_PARAM_SCHEMA,
     ),
   ),
   sortby: v.optional(

@@ -72,7 +72,9 @@ export function itemsFilter(q: FilterQuery, collection: Collection, sort?: SortS
     bboxOn: target(collection),
     ...sharedFilter(q, near),
     ...(q.datetime ? { times: [q.datetime] } : {}),
-    ...(q.filter ? { where: [cql2Filter(q.filter, target(collection), q["filter-lang"])] } : {}),
+    ...(q.filter
+      ? { where: [cql2Filter(q.filter, target(collection), q["filter-lang"], q["filter-crs"])] }
+      : {}),
   };
 }
 

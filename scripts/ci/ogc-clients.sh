@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reads the OGC API Features interface with a real client, GDAL's OAPIF driver (apt-get install -y gdal-bin), against
+# Reads the OGC API Features interface with real clients, GDAL's OAPIF driver (apt-get install -y gdal-bin) and OWSLib, against
 # the local dev server on an embedded database holding the devnet's sample attestations (indexed from a local anvil
 # by the real sync engine: points, a polygon, a line, a multipoint across the antimeridian, geohash cells, proofs
 # without coordinates or event time) and synthetic sample proofs (points, polygons, no coordinates):
@@ -16,6 +16,8 @@
 #      first), and the features GDAL wrote from it are that page's first ones, in its order.
 #   6. GDAL's MVT driver reads the z0 vector tile, with and without a filter: the same proofs as the items; QGIS
 #      renders the tiles where PyQGIS is installed.
+#   7. GDAL 3.7+ reads a layer in EPSG:4326 (OAPIF's CRS open option); GDAL 3.6 cannot ask for a CRS (see there).
+#   8. OWSLib (apt-get install -y python3-owslib) reads both collections in EPSG:4326, latitude first.
 # Exits non-zero on any failure. Takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -240,7 +242,19 @@ if ogrinfo --format OAPIF 2>/dev/null | grep -q 'Option name="CRS"'; then
     || fail "the EPSG:4326 layer's points differ from the CRS84 layer's: $(diff "$WORK/crs84.points" "$WORK/epsg4326.points" | head -n 4)"
   ok "GDAL read location-proofs in EPSG:4326 (crs=…/EPSG/0/4326): $(wc -l <"$WORK/crs84.points") points in the right axis order"
 else
+  # GDAL 3.6 (Debian 12's gdal-bin) has no way to ask the server for another CRS: its OAPIF driver's open options are
+  # URL, PAGE_SIZE, USERPWD and IGNORE_SCHEMA, it never sends crs and reads every page as CRS84 (Part 2 support, the
+  # CRS and PREFERRED_CRS options, came in 3.7). Reading an items URL with crs=… through the GeoJSON driver would
+  # not test anything: that driver reads GeoJSON as CRS84 whatever the server wrote. OWSLib (below) covers the axis
+  # order meanwhile.
   echo "ogc-clients: skipped: a layer in EPSG:4326 through GDAL's OAPIF driver (GDAL $GDAL_VERSION has no CRS open option; 3.7 added it)"
 fi
-# OWSLib (Python, from PyPI) is not installed: PyPI is unreachable from CI.
+# 8. OWSLib (Debian's python3-owslib; the system Python, where apt puts it): its OGC API - Features client reads both
+# collections in EPSG:4326, latitude first, and a box given latitude first (scripts/ci/owslib-crs.py).
+if /usr/bin/python3 -c "import owslib.ogcapi.features" 2>/dev/null; then
+  /usr/bin/python3 scripts/ci/owslib-crs.py "$BASE" >"$WORK/owslib.out" 2>&1 || fail "OWSLib: $(tail -n 3 "$WORK/owslib.out")"
+  while read -r line; do ok "${line#owslib: ok: }"; done < <(grep '^owslib: ok: ' "$WORK/owslib.out")
+else
+  fail "OWSLib not found (apt-get install -y python3-owslib)"
+fi
 echo "ogc-clients: $passed passed, 0 failed"

@@ -1,11 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import proj4 from "proj4";
 import { describe, expect, it } from "vitest";
 import { CRS_SYSTEMS, type CrsSystem } from "../../lib/crs/systems.js";
 import { positionFrom, positionTo } from "../../lib/crs/transform.js";
+import { cs2cs } from "./cs2cs.js";
 
 /*
  * The outside truth for lib/crs: PROJ's own command line, cs2cs (Debian's proj-bin; .ci/run installs it). PROJ runs
@@ -22,34 +19,6 @@ import { positionFrom, positionTo } from "../../lib/crs/transform.js";
  *   and WGS 84 positions across the country within the accuracy the systems table documents (EPSG's, for the
  *   transformation PROJ picks there).
  */
-
-const searchPaths = execFileSync("projinfo", ["--searchpaths"]).toString().trim().split("\n");
-const projDb = searchPaths
-  .map((d) => join(d, "proj.db"))
-  .find((f) => {
-    try {
-      execFileSync("test", ["-f", f]);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-if (!projDb) throw new Error("proj.db not found: install Debian's proj-bin (apt-get install proj-bin)");
-const dataDir = mkdtempSync(join(tmpdir(), "proj-no-grids-"));
-copyFileSync(projDb, join(dataDir, "proj.db"));
-
-/** cs2cs over many points at once: input and output in each CRS's own axis order. */
-function cs2cs(from: string, to: string, points: number[][]): number[][] {
-  const input = points.map((p) => `${p[0]} ${p[1]}`).join("\n");
-  const out = execFileSync("cs2cs", ["-f", "%.9f", from, to], {
-    input: `${input}\n`,
-    env: { ...process.env, PROJ_DATA: dataDir, PROJ_LIB: dataDir, PROJ_NETWORK: "OFF" },
-  })
-    .toString()
-    .trim()
-    .split("\n");
-  return out.map((line) => line.trim().split(/\s+/).slice(0, 2).map(Number));
-}
 
 /** Longitude, latitude: a city on each continent. */
 const CONTINENTS: [number, number][] = [

@@ -1,4 +1,5 @@
 import type { SQL } from "drizzle-orm";
+import type { CrsSystem } from "../../crs/systems.js";
 import { ApiError } from "../../http/errors.js";
 import type { SpatialTarget } from "../../proofs/filter.js";
 import type { Expr } from "./ast.js";
@@ -15,14 +16,14 @@ export { CQL_LIMITS } from "./literals.js";
 export const FILTER_LANGS = ["cql2-text", "cql2-json"] as const;
 export type FilterLang = (typeof FILTER_LANGS)[number];
 
-/** Either encoding into the one tree. */
-export function parseFilter(text: string, lang: FilterLang = "cql2-text"): Expr {
-  return lang === "cql2-json" ? parseCql2Json(text) : parseCql2(text);
+/** Either encoding into the one tree; geometry literals written in `crs` (filter-crs) come out in CRS84 (crs.ts). */
+export function parseFilter(text: string, lang: FilterLang = "cql2-text", crs?: CrsSystem): Expr {
+  return lang === "cql2-json" ? parseCql2Json(text, crs) : parseCql2(text, crs);
 }
 
 /** A filter (either encoding) compiled over a catalogue; a problem is a CqlError saying where. */
-export const compileFilter = (text: string, lang: FilterLang, catalogue: Catalogue): SQL =>
-  compileCql2(parseFilter(text, lang), catalogue);
+export const compileFilter = (text: string, lang: FilterLang, catalogue: Catalogue, crs?: CrsSystem): SQL =>
+  compileCql2(parseFilter(text, lang, crs), catalogue);
 
 const CATALOGUES: Record<SpatialTarget, Catalogue> = {
   point: proofCatalogue("point"),
@@ -37,9 +38,10 @@ export function cql2Filter(
   text: string,
   geometry: SpatialTarget = "bounds",
   lang: FilterLang = "cql2-text",
+  crs?: CrsSystem,
 ): SQL {
   try {
-    return compileFilter(text, lang, CATALOGUES[geometry]);
+    return compileFilter(text, lang, CATALOGUES[geometry], crs);
   } catch (error) {
     if (error instanceof CqlError) {
       throw new ApiError(

@@ -1,3 +1,4 @@
+import type { CrsSystem } from "../../crs/systems.js";
 import {
   ARRAY_OPS,
   type ArithmeticOp,
@@ -17,14 +18,15 @@ import {
   type Temporal,
   type TemporalOp,
 } from "./ast.js";
-import { bboxLit, CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
+import { filterBboxLit, literalToCrs84 } from "./crs.js";
+import { CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
 import { CqlError, placed } from "./where.js";
 
 /**
  * CQL2 JSON (OGC 21-065r2, the cql2.json schema) into the tree that the text parser builds, so one compiler serves
  * both. Every problem names its place as a JSON pointer (RFC 6901) into the filter.
  */
-export function parseCql2Json(text: string): Expr {
+export function parseCql2Json(text: string, crs?: CrsSystem): Expr {
   if (text.length > CQL_LIMITS.length)
     throw new CqlError(`filter is longer than ${CQL_LIMITS.length} characters`, "character 8193");
   let json: unknown;
@@ -34,7 +36,7 @@ export function parseCql2Json(text: string): Expr {
     // V8's message names the position ("… in JSON at position 12").
     throw new CqlError(`malformed JSON: ${(error as Error).message}`, "character 1");
   }
-  return new JsonParser().expr(json, "", 0);
+  return new JsonParser(crs).expr(json, "", 0);
 }
 
 type J = unknown;
@@ -59,6 +61,8 @@ const GEOJSON_TYPES: Record<string, GeometryLit["kind"]> = {
 
 class JsonParser {
   private vertices = 0;
+  /** crs: filter-crs, the literals' system, turned into CRS84 as they are read (crs.ts) */
+  constructor(private readonly crs?: CrsSystem) {}
 
   private fail(reason: string, at: string): never {
     throw new CqlError(reason, placeAt(at));
@@ -303,12 +307,12 @@ class JsonParser {
       const n = j.bbox;
       if (!Array.isArray(n) || !n.every((x) => typeof x === "number"))
         this.fail('"bbox" takes an array of 4 or 6 numbers', step(at, "bbox"));
-      const box = bboxLit(n as number[]);
+      const box = filterBboxLit(n as number[], this.crs);
       if (typeof box === "string") this.fail(box, step(at, "bbox"));
       return this.put(box, at);
     }
     const g = this.geoJson(j, at, 0);
-    const problem = geometryError(g);
+    const problem = literalToCrs84(g, this.crs) ?? geometryError(g);
     if (problem) this.fail(`invalid geometry: ${problem}`, at);
     return g;
   }

@@ -1,3 +1,4 @@
+import type { CrsSystem } from "../../crs/systems.js";
 import {
   ARRAY_OPS,
   type ArithmeticOp,
@@ -19,8 +20,9 @@ import {
   type TemporalOp,
   type TimestampLit,
 } from "./ast.js";
+import { filterBboxLit, literalToCrs84 } from "./crs.js";
 import { CqlSyntaxError, type Token, tokenize } from "./lexer.js";
-import { bboxLit, CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
+import { CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
 import { placed } from "./where.js";
 
 export { CQL_LIMITS } from "./literals.js";
@@ -73,11 +75,11 @@ const isArrayOp = (w: string): w is ArrayOp => (ARRAY_OPS as readonly string[]).
  * TIMESTAMP, DATE and INTERVAL literals. Precedence: NOT binds tighter than AND, AND than OR; `^` tighter than
  * `* / % div`, those than `+ -`. `a NOT LIKE b` is NOT (a LIKE b), so text and JSON give one tree.
  */
-export function parseCql2(text: string): Expr {
+export function parseCql2(text: string, crs?: CrsSystem): Expr {
   if (text.length > CQL_LIMITS.length) {
     throw new CqlSyntaxError(`filter is longer than ${CQL_LIMITS.length} characters`, CQL_LIMITS.length);
   }
-  const parser = new Parser(tokenize(text));
+  const parser = new Parser(tokenize(text), crs);
   const expr = parser.orExpr();
   parser.expectEnd();
   return expr;
@@ -87,7 +89,11 @@ class Parser {
   private i = 0;
   private depth = 0;
   private vertices = 0;
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    /** filter-crs: the literals' system, turned into CRS84 as they are read (crs.ts) */
+    private readonly crs?: CrsSystem,
+  ) {}
 
   private peek(offset = 0): Token {
     return this.tokens[Math.min(this.i + offset, this.tokens.length - 1)]!;
@@ -379,12 +385,12 @@ class Parser {
     if (t.type === "ident" && GEOMETRY_WORDS.has(t.value.toLowerCase())) {
       if (this.acceptKeyword("bbox")) {
         const n = this.parenList(() => this.number());
-        const box = bboxLit(n);
+        const box = filterBboxLit(n, this.crs);
         if (typeof box === "string") return this.fail(box, t);
         return this.at(box, t);
       }
       const g = this.geometryLiteral();
-      const problem = geometryError(g);
+      const problem = literalToCrs84(g, this.crs) ?? geometryError(g);
       if (problem) this.fail(`invalid geometry: ${problem}`, t);
       return g;
     }
