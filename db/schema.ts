@@ -451,3 +451,81 @@ export const syncRuns = pgTable(
 
 export type SyncStateRow = typeof syncState.$inferSelect;
 export type SyncRunRow = typeof syncRuns.$inferSelect;
+
+/**
+ * Off-chain location records (lib/offchain/): EIP-712-signed EAS attestations that were never sent to a chain,
+ * published to this service and verified before they were stored. A table of their own, beside location_proofs, not
+ * a `source` column in it: the on-chain table's counts (proof_counts and its siblings, kept by triggers), its indexes
+ * and its sync bookkeeping (blocks, reorgs, revocation reconciliation against the chain) keep their meaning and their
+ * speed untouched, and the sync engine never meets a row it did not write. The decoded columns carry the same names
+ * and meaning as location_proofs', so one record serializer (lib/proofs/properties.ts) reads both.
+ */
+export const offchainRecords = pgTable(
+  "offchain_records",
+  {
+    /** the chain of the signature's EIP-712 domain (its EAS contract is the verifyingContract) */
+    chainId: integer("chain_id").notNull(),
+    uid: text("uid").notNull(),
+    chain: text("chain").notNull(),
+    schemaUid: text("schema_uid").notNull(),
+    /** the attester: the address the signature recovers, lowercase */
+    prover: text("prover").notNull(),
+    subject: text("subject").notNull(),
+    attestationTime: timestamp("attestation_time", { withTimezone: true, mode: "date" }).notNull(),
+    expirationTime: timestamp("expiration_time", { withTimezone: true, mode: "date" }),
+    revocable: boolean("revocable").notNull(),
+    refUid: text("ref_uid"),
+    /** off-chain revocations are events on chain (RevokedOffchain); not read yet, so false */
+    revoked: boolean("revoked").notNull().default(false),
+    revocationTime: timestamp("revocation_time", { withTimezone: true, mode: "date" }),
+    data: text("data").notNull(),
+    decodeError: text("decode_error"),
+    eventTimestamp: timestamp("event_timestamp", { withTimezone: true, mode: "date" }),
+    eventTimestampRaw: numeric("event_timestamp_raw"),
+    srs: text("srs"),
+    locationType: text("location_type"),
+    location: text("location"),
+    recipeType: jsonb("recipe_type").$type<string[]>(),
+    recipePayload: jsonb("recipe_payload").$type<string[]>(),
+    mediaType: jsonb("media_type").$type<string[]>(),
+    mediaData: jsonb("media_data").$type<string[]>(),
+    memo: text("memo"),
+    protocolVersion: text("protocol_version"),
+    lpVersion: text("lp_version"),
+    locationTypeNormalized: text("location_type_normalized"),
+    applicationFields: jsonb("application_fields").$type<Record<string, unknown>>(),
+    decodeWarning: text("decode_warning"),
+    decoderVersion: smallint("decoder_version").notNull(),
+    geometry: jsonb("geometry").$type<StoredGeometry>(),
+    longitude: doublePrecision("longitude"),
+    latitude: doublePrecision("latitude"),
+    minLon: doublePrecision("min_lon"),
+    minLat: doublePrecision("min_lat"),
+    maxLon: doublePrecision("max_lon"),
+    maxLat: doublePrecision("max_lat"),
+    /** the EAS off-chain attestation version (1 or 2) */
+    offchainVersion: smallint("offchain_version").notNull(),
+    /** the EIP-712 domain's version (the EAS contract's version string) */
+    domainVersion: text("domain_version").notNull(),
+    /** the signed original as the SDK's shareable package `{ sig, signer }`, JSON with big integers as strings */
+    signed: text("signed").notNull(),
+    /** when this service accepted it */
+    publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "offchain_records_pkey", columns: [t.chainId, t.uid] }),
+    index("offchain_records_uid_idx").on(t.uid),
+    // The lists' default order, as location_proofs_order_idx.
+    index("offchain_records_order_idx").on(t.eventTimestamp.desc().nullsLast(), t.uid, t.chainId),
+    index("offchain_records_prover_idx").on(t.prover, t.publishedAt),
+    index("offchain_records_published_idx").on(t.publishedAt),
+    index("offchain_records_bounds_gist").using("gist", boundsBox(t)),
+    check(
+      "offchain_records_location_columns_check",
+      sql`(${t.geometry} is null) = (${t.minLon} is null) and (${t.longitude} is null) = (${t.minLon} is null) and (${t.latitude} is null) = (${t.minLon} is null)`,
+    ),
+  ],
+);
+
+export type OffchainRecordRow = typeof offchainRecords.$inferSelect;
+export type NewOffchainRecordRow = typeof offchainRecords.$inferInsert;

@@ -24,7 +24,19 @@ export type ErrorCode =
   | "InternalError"
   | "ServiceUnavailable"
   | "RequestBudgetExceeded"
-  | "QueryTimeout";
+  | "QueryTimeout"
+  // publishing an off-chain record (lib/offchain/)
+  | "UnsupportedOffchainVersion"
+  | "InvalidSignature"
+  | "UidMismatch"
+  | "UnknownNetwork"
+  | "UnknownSchema"
+  | "AttestationInFuture"
+  | "AttestationExpired"
+  | "UndecodableData"
+  | "UidConflict"
+  | "PublishingDisabled"
+  | "AttesterNotAllowed";
 
 export class ApiError extends Error {
   override name = "ApiError";

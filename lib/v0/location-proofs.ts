@@ -5,7 +5,9 @@ import { htmlResponse } from "../html/layout.js";
 import { proofsPage } from "../html/proofs-page.js";
 import { notFound } from "../http/errors.js";
 import { negotiateFormat } from "../http/format.js";
+import { baseUrl } from "../http/links.js";
 import { bytesResponse, JSON_TYPE, listBytes, stringify } from "../http/respond.js";
+import { findOffchain, serializeOffchain } from "../offchain/records.js";
 import { type ProofPage, pageLinks, proofPage } from "../params/paging.js";
 import { proximityOf } from "../params/proximity.js";
 import { sharedFilter } from "../params/to-filter.js";
@@ -91,9 +93,16 @@ export async function listResource(request: Request, q: ListQuery): Promise<Resp
 const recordOf = (row: ProofRow) =>
   row.distance === undefined ? serializeProof(row) : { ...serializeProof(row), distance: row.distance };
 
-/** One proof by uid, revoked or not (its `revoked` flag says which). */
-export async function getLocationProof(uid: string) {
-  const row = await findProofByUid(await getDb(), uid);
-  if (!row) throw notFound(`No location proof with uid ${uid}`);
-  return serializeProof(row);
+/**
+ * One proof by uid, revoked or not (its `revoked` flag says which); an off-chain record (lib/offchain/) when no
+ * on-chain attestation has the uid, with `source: "offchain"` and its signer. With a request, links are absolute to
+ * its origin.
+ */
+export async function getLocationProof(uid: string, request?: Request) {
+  const db = await getDb();
+  const row = await findProofByUid(db, uid);
+  if (row) return serializeProof(row);
+  const offchain = await findOffchain(db, uid);
+  if (offchain) return serializeOffchain(offchain, request ? baseUrl(request) : "");
+  throw notFound(`No location proof with uid ${uid}`);
 }

@@ -55,6 +55,17 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   ServiceUnavailable: true,
   RequestBudgetExceeded: true,
   QueryTimeout: true,
+  UnsupportedOffchainVersion: true,
+  InvalidSignature: true,
+  UidMismatch: true,
+  UnknownNetwork: true,
+  UnknownSchema: true,
+  AttestationInFuture: true,
+  AttestationExpired: true,
+  UndecodableData: true,
+  UidConflict: true,
+  PublishingDisabled: true,
+  AttesterNotAllowed: true,
 };
 
 const counts = {
@@ -104,6 +115,39 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
     },
     "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names",
     ["distance"],
+  ),
+  OffchainLocationRecord: closed(
+    {
+      ...Object.fromEntries(
+        PROOF_PROPERTIES.map((q) => {
+          const schema = jsonSchemaOf(q, "2020-12");
+          // An off-chain record was never in a block or a transaction.
+          return [
+            q.name,
+            q.name === "block_number" || q.name === "tx_hash"
+              ? { anyOf: [schema, { type: "null" }] }
+              : schema,
+          ];
+        }),
+      ),
+      source: { const: "offchain", description: "An off-chain attestation published to this service" },
+      signer: {
+        type: "string",
+        pattern: "^0x[0-9a-f]{40}$",
+        description: "The address the EIP-712 signature recovers (the attester; also prover)",
+      },
+      published_at: { type: "string", format: "date-time", description: "When this service accepted it" },
+      offchain_version: {
+        type: "integer",
+        enum: [1, 2],
+        description: "The EAS off-chain attestation version",
+      },
+      signed_url: {
+        type: "string",
+        description: "The signed original, to verify without trusting this service",
+      },
+    },
+    "A location record from a signed EAS off-chain attestation, verified when it was published (docs/offchain.md)",
   ),
   Pagination: closed({
     total: int("Proofs matching the filters"),

@@ -130,6 +130,75 @@ function alias(twin: ReturnType<typeof operation>, operationId: string, twinPath
   };
 }
 
+/** POST /api/v0/location-records (lib/offchain/publish.ts): its refusals, each with its own code. */
+function publishOperation() {
+  const refusal = (code: string, message: string) => ({ error: "Unprocessable Content", code, message });
+  const created = (description: string) => ({
+    description,
+    headers: {
+      "Cache-Control": header("Cache-Control"),
+      "Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
+    },
+    content: { [JSON_TYPE]: { schema: ref("OffchainLocationRecord") } },
+  });
+  return {
+    operationId: "publishOffchainRecord",
+    tags: ["off-chain records"],
+    summary: "Publish a signed off-chain attestation",
+    description:
+      "One EAS off-chain attestation (offchain version 1 or 2) in the EAS SDK's shapes: the object signOffchainAttestation returns, the `{ sig, signer }` package, or the zipped package behind an easscan link (a JSON string, `{ attestation }`, `{ url }`, or a text/plain body). Verified before it is stored: the signature recovers the attester (the package's signer), the uid is the message's, the domain is a configured network's EAS, the schema a location schema indexed there, the time not in the future beyond OFFCHAIN_MAX_CLOCK_SKEW_SECONDS, not expired. PUBLISH_MODE, per-client and per-attester limits apply (docs/offchain.md).",
+    requestBody: {
+      required: true,
+      content: {
+        [JSON_TYPE]: { schema: { type: ["object", "string"] } },
+        "text/plain": { schema: { type: "string" } },
+      },
+    },
+    responses: {
+      "201": created("Verified and stored: the record"),
+      "200": created("Already held (publishing is idempotent): the record"),
+      "403": error(
+        "Publishing is off here (PublishingDisabled), or the attester is not on the allow-list (AttesterNotAllowed)",
+        {
+          error: "Forbidden",
+          code: "PublishingDisabled",
+          message: "This deployment does not take publications (PUBLISH_MODE=off)",
+        },
+      ),
+      "409": error("The uid is held for another attester's attestation (UidConflict)", {
+        error: "Conflict",
+        code: "UidConflict",
+        message: "The uid is held for an attestation by another attester",
+      }),
+      "413": error("The body is larger than PUBLISH_MAX_BYTES", {
+        error: "Payload Too Large",
+        code: "PayloadTooLarge",
+        message: "Request body exceeds 65536 bytes",
+        parameter: "body",
+      }),
+      "415": error("Neither JSON nor text/plain", {
+        error: "Unsupported Media Type",
+        code: "UnsupportedMediaType",
+        message: "Send application/json (or text/plain for a zipped package)",
+      }),
+      "422": error(
+        "Refused: InvalidSignature, UidMismatch, UnknownNetwork, UnknownSchema, AttestationInFuture, AttestationExpired or UndecodableData",
+        refusal("InvalidSignature", "The signature was not made by the signer over this attestation"),
+      ),
+      ...ERRORS,
+      "400": error(
+        "A body that is no signed off-chain attestation (InvalidRequestBody, naming the field), or an offchain version other than 1 and 2 (UnsupportedOffchainVersion)",
+        {
+          error: "Bad Request",
+          code: "InvalidRequestBody",
+          message: "body.message.time: must be a whole number (decimal)",
+          parameter: "body.message.time",
+        },
+      ),
+    },
+  };
+}
+
 const exampleProof = Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, q.example]));
 
 /** The native API (/, /health, /docs, /api/v0) as OpenAPI 3.1, its server URL that of the request. */
@@ -192,7 +261,12 @@ export function nativeOpenApiDocument(request: Request) {
     "By attestation uid, revoked or not (see revoked and revocation_time).",
     [uid],
     {
-      "200": ok("The proof", "LocationProof", { example: exampleProof }),
+      "200": success("The proof: an on-chain attestation, or else an off-chain record with this uid", {
+        [JSON_TYPE]: {
+          schema: { anyOf: [ref("LocationProof"), ref("OffchainLocationRecord")] },
+          example: exampleProof,
+        },
+      }),
       ...NOT_MODIFIED,
       "404": error("No proof has this uid", {
         error: "Not Found",
@@ -235,6 +309,10 @@ export function nativeOpenApiDocument(request: Request) {
         name: "location records (aliases)",
         description: `${RECORDS_PATH}, ${RECORDS_PATH}/{uid}, /stats and /config: the same operations as their location-proofs twins, under the names Astral's documentation uses`,
       },
+      {
+        name: "off-chain records",
+        description: "Signed EAS off-chain attestations, published here and verified (docs/offchain.md)",
+      },
       { name: "service", description: "What the service is, whether it is healthy, and its documentation" },
     ],
     paths: {
@@ -242,7 +320,25 @@ export function nativeOpenApiDocument(request: Request) {
       [`${LIST_PATH}/stats`]: stats,
       [`${LIST_PATH}/{uid}`]: proof,
       "/api/v0/config": config,
-      [RECORDS_PATH]: alias(list, "listLocationRecords", LIST_PATH),
+      [RECORDS_PATH]: { ...alias(list, "listLocationRecords", LIST_PATH), post: publishOperation() },
+      [`${RECORDS_PATH}/{uid}/signed`]: operation(
+        "getSignedOffchainRecord",
+        "off-chain records",
+        "An off-chain record's signed original",
+        "The EAS SDK's shareable package `{ sig, signer }` (JSON, big integers as decimal strings), as published: verify it with the SDK or any EIP-712 library.",
+        [uid],
+        {
+          "200": success("The signed package", {
+            [JSON_TYPE]: { schema: { type: "object", required: ["sig", "signer"] } },
+          }),
+          ...NOT_MODIFIED,
+          "404": error("No off-chain record has this uid", {
+            error: "Not Found",
+            code: "NotFound",
+            message: `No off-chain location record with uid ${exampleProof.uid}`,
+          }),
+        },
+      ),
       [`${RECORDS_PATH}/stats`]: alias(stats, "getLocationRecordsStats", `${LIST_PATH}/stats`),
       [`${RECORDS_PATH}/config`]: alias(config, "getLocationRecordsConfig", "/api/v0/config"),
       [`${RECORDS_PATH}/{uid}`]: alias(proof, "getLocationRecord", `${LIST_PATH}/{uid}`),

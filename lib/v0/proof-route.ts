@@ -18,6 +18,6 @@ export const PROOF_ROUTE: RouteDeclaration = {
     parseQuery(request, {}, { routeParams: ["uid"] });
     const uid = v.safeParse(uidParam, routeParam(request, "uid"));
     if (!uid.success) throw badParameter("uid", uid.issues[0].message);
-    return json(await getLocationProof(uid.output));
+    return json(await getLocationProof(uid.output, request));
   },
 };

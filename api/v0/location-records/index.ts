@@ -1,5 +1,7 @@
 import { route } from "../../../lib/http/route.js";
+import { publish } from "../../../lib/offchain/publish.js";
 import { LIST_ROUTE } from "../../../lib/v0/list-route.js";
 
 // GET /api/v0/location-records: the name Astral's documentation gives the list; its twin's declaration, links keeping this path.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({ ...LIST_ROUTE });
+// POST: publishes a signed off-chain attestation (lib/offchain/publish.ts); only here, the name records are published under.
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({ ...LIST_ROUTE, POST: publish });

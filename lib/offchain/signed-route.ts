@@ -1,0 +1,28 @@
+import * as v from "valibot";
+import { getDb } from "../../db/client.js";
+import { badParameter, notFound } from "../http/errors.js";
+import { parseQuery, routeParam } from "../http/query.js";
+import { textResponse } from "../http/respond.js";
+import type { RouteDeclaration } from "../http/route.js";
+import { uidParam } from "../params/grammar.js";
+import { findOffchain } from "./records.js";
+
+/**
+ * GET an off-chain record's signed original, as the EAS SDK's shareable package `{ sig, signer }` (JSON, big
+ * integers as decimal strings): anyone can check the signature with the SDK or any EIP-712 library, without
+ * trusting this service.
+ */
+export const SIGNED_ROUTE: RouteDeclaration = {
+  access: "public",
+  GET: async (request) => {
+    parseQuery(request, {}, { routeParams: ["uid"] });
+    const uid = v.safeParse(uidParam, routeParam(request, "uid"));
+    if (!uid.success) throw badParameter("uid", uid.issues[0].message);
+    const row = await findOffchain(await getDb(), uid.output);
+    if (!row) throw notFound(`No off-chain location record with uid ${uid.output}`);
+    return textResponse(row.signed, {
+      contentType: "application/json; charset=utf-8",
+      headers: { "content-disposition": `attachment; filename="${row.uid}.json"` },
+    });
+  },
+};

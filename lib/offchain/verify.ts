@@ -1,0 +1,162 @@
+import { and, eq } from "drizzle-orm";
+import {
+  type Address,
+  encodePacked,
+  type Hex,
+  keccak256,
+  recoverTypedDataAddress,
+  serializeSignature,
+  stringToHex,
+  zeroAddress,
+} from "viem";
+import type { Db } from "../../db/client.js";
+import { chainSchemas } from "../../db/schema.js";
+import { type ChainConfig, chainConfigs } from "../chains/registry.js";
+import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
+import type { Config } from "../config.js";
+import { ApiError, type ErrorCode } from "../http/errors.js";
+import { type DecodingSchema, V01_DECODING } from "../sync/decode-attestation.js";
+import { describeSchema, indexes } from "../sync/schemas.js";
+import { attestTypes, type SignedOffchain } from "./formats.js";
+
+/** A refusal of a publication: 422 (the attestation is well-formed and not acceptable), each reason its code. */
+export const refused = (code: ErrorCode, message: string, parameter?: string) =>
+  new ApiError(422, code, message, parameter ? { parameter } : {});
+
+/**
+ * The uid of an off-chain attestation, as EAS computes it (Offchain.getOffchainUID): keccak256 of the packed
+ * version, the schema uid's hex text as UTF-8 bytes (the SDK hashes the string, not the 32 bytes), recipient, the
+ * zero address (the attester is not part of it), time, expiration time, revocable, refUID, data, the salt (version
+ * 2) and a zero uint32 nonce. tests/offchain/ hold it equal to the SDK's.
+ */
+export function offchainUid(s: Pick<SignedOffchain, "version" | "message">): Hex {
+  const m = s.message;
+  const head = [
+    ["uint16", "bytes", "address", "address", "uint64", "uint64", "bool", "bytes32", "bytes"],
+    [
+      s.version,
+      stringToHex(m.schema),
+      m.recipient,
+      zeroAddress,
+      m.time,
+      m.expirationTime,
+      m.revocable,
+      m.refUID,
+      m.data,
+    ],
+  ] as const;
+  return s.version === 2
+    ? keccak256(encodePacked([...head[0], "bytes32", "uint32"], [...head[1], m.salt!, 0]))
+    : keccak256(encodePacked([...head[0], "uint32"], [...head[1], 0]));
+}
+
+/** The configured (enabled) network whose EAS is the domain's verifying contract on the domain's chain. */
+export function networkOf(config: Config, s: SignedOffchain): ChainConfig {
+  const chainId = s.domain.chainId;
+  const network = chainConfigs(config).find(
+    (c) =>
+      c.enabled &&
+      BigInt(c.chainId) === chainId &&
+      c.eas.toLowerCase() === s.domain.verifyingContract.toLowerCase(),
+  );
+  if (!network) {
+    throw refused(
+      "UnknownNetwork",
+      `The signature's domain (chain ${chainId}, verifying contract ${s.domain.verifyingContract}) is not the EAS of a network this service indexes`,
+      "domain",
+    );
+  }
+  return network;
+}
+
+/**
+ * The attester: the address the EIP-712 signature recovers, over the EAS types of the attestation's version and
+ * the domain as sent. When the package names a signer, it must be that address.
+ */
+export async function recoverAttester(s: SignedOffchain): Promise<Address> {
+  if (s.domain.name !== "EAS Attestation")
+    throw refused("InvalidSignature", "The domain's name is not EAS's (EAS Attestation)", "domain.name");
+  let attester: Address;
+  try {
+    attester = await recoverTypedDataAddress({
+      domain: { ...s.domain },
+      types: { Attest: attestTypes(s.version) },
+      primaryType: "Attest",
+      message: { version: s.version, ...s.message },
+      signature: serializeSignature({
+        r: s.signature.r,
+        s: s.signature.s,
+        v: BigInt(s.signature.v < 27 ? s.signature.v + 27 : s.signature.v),
+      }),
+      // (the types are chosen at run time, by version: viem cannot type the message from them)
+    } as Parameters<typeof recoverTypedDataAddress>[0]);
+  } catch {
+    throw refused("InvalidSignature", "The signature is not a valid secp256k1 signature", "signature");
+  }
+  if (s.signer && attester.toLowerCase() !== s.signer.toLowerCase()) {
+    throw refused(
+      "InvalidSignature",
+      `The signature was not made by the signer ${s.signer} over this attestation`,
+      "signature",
+    );
+  }
+  return attester;
+}
+
+export function checkUid(s: SignedOffchain): void {
+  const computed = offchainUid(s);
+  if (computed !== s.uid.toLowerCase())
+    throw refused("UidMismatch", `The uid ${s.uid} is not the attestation's (${computed})`, "uid");
+}
+
+/**
+ * Its time: not after now plus the allowed clock skew (a signer's clock may run a little ahead; a record claiming
+ * a later time would sort above honest ones forever), and not expired.
+ */
+export function checkTimes(s: SignedOffchain, maxSkewSeconds: number, nowMs = Date.now()): void {
+  const now = BigInt(Math.floor(nowMs / 1000));
+  if (s.message.time > now + BigInt(maxSkewSeconds)) {
+    throw refused(
+      "AttestationInFuture",
+      `The attestation's time ${s.message.time} lies more than ${maxSkewSeconds} s after this service's clock (${now})`,
+      "message.time",
+    );
+  }
+  if (s.message.expirationTime !== 0n && s.message.expirationTime <= now) {
+    throw refused(
+      "AttestationExpired",
+      `The attestation expired at ${s.message.expirationTime} (now ${now})`,
+      "message.expirationTime",
+    );
+  }
+}
+
+/**
+ * The schema, when it is a location schema this service indexes on the network: the v0.1 schema (known by uid
+ * everywhere), or one the sync engine discovered there (chain_schemas) and indexes; decoded by its field names
+ * as on-chain records are (lib/sync/decode-attestation.ts).
+ */
+export async function locationSchemaOf(
+  db: Db,
+  config: Config,
+  network: ChainConfig,
+  schemaUid: Hex,
+): Promise<DecodingSchema> {
+  const uid = schemaUid.toLowerCase();
+  const unknown = () =>
+    refused(
+      "UnknownSchema",
+      `The schema ${uid} is not a location schema this service indexes on ${network.name}`,
+      "message.schema",
+    );
+  if (!indexes(config.schemas, uid, true)) throw unknown();
+  if (uid === LOCATION_SCHEMA_UID) return V01_DECODING;
+  const [row] = await db
+    .select({ schema: chainSchemas.schema, location: chainSchemas.location, state: chainSchemas.state })
+    .from(chainSchemas)
+    .where(and(eq(chainSchemas.chainId, network.chainId), eq(chainSchemas.uid, uid)));
+  if (!row || row.state === "off" || !row.location) throw unknown();
+  const described = describeSchema(uid, row.schema);
+  if (!described.location || !described.parsed) throw unknown();
+  return { params: described.parsed.params, protocolVersion: described.protocolVersion };
+}
