@@ -11,9 +11,11 @@ export type ClientOptions = {
   /** Called once per HTTP request sent, to count RPC requests per run. */
   onRequest?: () => void;
   /**
-   * Send concurrent calls as one JSON-RPC batch (up to 100 per HTTP request): how attestations are read on a chain
-   * without Multicall3. Default: on exactly when the chain has no Multicall3 (some providers bill or limit batches,
-   * and Multicall3 needs none).
+   * Send concurrent calls as one JSON-RPC batch of up to 100 per HTTP request: how attestations are read on a chain
+   * without Multicall3. Default: on exactly when the chain has no Multicall3. Otherwise calls issued in the same tick
+   * still share an HTTP request, a few at most (QUIET_BATCH): what makes a quiet sync run two round trips (the head
+   * with the reorg check; the logs with the new cursor's hash) without sending large batches, which some providers
+   * limit.
    */
   jsonRpcBatch?: boolean;
 };
@@ -41,6 +43,9 @@ export function createChainClient(chain: ChainConfig, options: ClientOptions = {
   });
 }
 
+/** Calls per HTTP request on a chain with Multicall3: a quiet run's pairs, and the odd schema read beside them. */
+const QUIET_BATCH = 4;
+
 function httpTransport(urls: string[], options: ClientOptions): Transport {
   if (urls.length === 0) throw new Error("no RPC URL configured");
   const one = (url: string) =>
@@ -48,7 +53,7 @@ function httpTransport(urls: string[], options: ClientOptions): Transport {
       timeout: options.timeoutMs ?? 15_000,
       retryCount: 2,
       retryDelay: 250,
-      ...(options.jsonRpcBatch ? { batch: { batchSize: 100, wait: 0 } } : {}),
+      batch: { batchSize: options.jsonRpcBatch ? 100 : QUIET_BATCH, wait: 0 },
       // viem uses a truthy return value of this hook as the fetch init: return nothing.
       ...(options.onRequest
         ? {

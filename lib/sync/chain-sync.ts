@@ -8,9 +8,10 @@ import { backfillSchemas, startBackfills } from "./backfill.js";
 import { deleteRows } from "./deletes.js";
 import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
+import { getTailLogs, type TailLogs } from "./logs.js";
 import type { SyncOptions } from "./options.js";
 import { redecode } from "./redecode.js";
-import { findReorg } from "./reorg.js";
+import { findReorg, readTop } from "./reorg.js";
 import { storedBlocks } from "./store/blocks.js";
 import {
   acquireLease,
@@ -142,14 +143,34 @@ export function createChainSync(deps: ChainSyncDeps) {
           cursor = leased.cursorBlock;
           schemaCursor = leased.schemaCursorBlock;
           abandoned = await markAbandoned(runId);
+          // The head and the newest stored block (the reorg check) are asked in the same tick: one HTTP request.
+          const newest =
+            cursor === null && schemaCursor === null ? [] : await storedBlocks(db, chain.chainId, true);
+          const topRead = readTop(client, newest);
           head = Number(await client.getBlockNumber({ cacheTime: 0 }));
           confirmedHead = head - chain.confirmations;
           await recordHead(db, chain.chainId, head);
-          ({ cursor, schemaCursor } = await handleReorg(head, cursor, schemaCursor, outcome));
+          ({ cursor, schemaCursor } = await handleReorg(
+            head,
+            cursor,
+            schemaCursor,
+            outcome,
+            newest,
+            topRead,
+          ));
           const stage = stageContext(started, outcome, schemaOutcome);
           const schemas = await loadSchemas(db, chain.chainId);
           let complete = true;
+          // Near the head, the range's logs of both contracts and its last block's hash, asked together with the
+          // operator's schema reads (if any): the second and last HTTP request of a quiet run.
+          const tail = deps.onlySchemas
+            ? undefined
+            : readTail(stage, cursor, schemaCursor, confirmedHead, leased);
           schemaOutcome.removed += await applyPolicy(stage, schemas, cursor);
+          if (tail) {
+            const got = await tail;
+            if (got) stage.tail = got;
+          }
           if (!deps.onlySchemas) {
             const found = await discover(stage, schemas, {
               cursor: schemaCursor,
@@ -309,7 +330,7 @@ export function createChainSync(deps: ChainSyncDeps) {
 
   /** What the stages of one run share (the Stage type, lib/sync/stream.ts). */
   function stageContext(started: number, outcome: RunOutcome, schemaOutcome: SchemaOutcome): Stage {
-    const hashes = new Map<number, { hash: string; time: Date }>();
+    const hashes = new Map<number, Promise<{ hash: string; time: Date }>>();
     return {
       db,
       chain,
@@ -327,14 +348,17 @@ export function createChainSync(deps: ChainSyncDeps) {
           throw new LeaseLostError("lease lapsed and was taken over by another writer; run stopped");
         return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
       },
-      block: async (number) => {
+      block: (number) => {
         let b = hashes.get(number);
         if (!b) {
-          const got = await untilKnown(`block ${number}`, () =>
-            client.getBlock({ blockNumber: BigInt(number) }),
+          b = untilKnown(`block ${number}`, () => client.getBlock({ blockNumber: BigInt(number) })).then(
+            (got) => {
+              if (!got.hash) throw new ChainMovedError(`block ${number} has no hash`);
+              return { hash: got.hash.toLowerCase(), time: new Date(Number(got.timestamp) * 1000) };
+            },
           );
-          if (!got.hash) throw new ChainMovedError(`block ${number} has no hash`);
-          b = { hash: got.hash.toLowerCase(), time: new Date(Number(got.timestamp) * 1000) };
+          // A failed read is asked again by the next stage that needs the block.
+          b.catch(() => hashes.delete(number));
           hashes.set(number, b);
         }
         return b;
@@ -343,18 +367,52 @@ export function createChainSync(deps: ChainSyncDeps) {
     };
   }
 
+  /**
+   * A run whose two cursors meet, with at most one range of new confirmed blocks: that range's logs of the
+   * SchemaRegistry and EAS in one eth_getLogs, and the hash of its last block (the new cursor's), both started now so
+   * that they travel in one HTTP request. Discovery and the chain's stream then read from it (Stage.tail). Resolves
+   * to undefined when the run is not in that state (catching up: each reads its own ranges).
+   */
+  function readTail(
+    stage: Stage,
+    cursor: number | null,
+    schemaCursor: number | null,
+    target: number,
+    leased: SyncStateRow,
+  ): Promise<TailLogs | undefined> | undefined {
+    if (cursor === null || schemaCursor !== cursor) return undefined;
+    const from = cursor + 1;
+    const most = Math.min(
+      leased.rangeSize ?? options.initialRange,
+      leased.schemaRangeSize ?? options.initialRange,
+      options.maxRange,
+      options.blockBudget,
+    );
+    if (target < from || target - from + 1 > most) return undefined;
+    const logs = getTailLogs(client, {
+      registry: chain.schemaRegistry,
+      eas: chain.eas,
+      fromBlock: from,
+      toBlock: target,
+    });
+    const hash = stage.block(target);
+    const both = Promise.all([logs, hash]).then(([l]) => l);
+    both.catch(() => {}); // awaited by the run; never unhandled if the run fails before
+    return both;
+  }
+
   /** Rewinds every cursor past a reorg (a stored hash no longer canonical); returns the cursors to continue from. */
   async function handleReorg(
     head: number,
     cursor: number | null,
     schemaCursor: number | null,
     outcome: RunOutcome,
+    newest: { number: number; hash: string }[],
+    topRead: Promise<{ hash: string | null }> | undefined,
   ): Promise<{ cursor: number | null; schemaCursor: number | null }> {
     if (cursor === null && schemaCursor === null) return { cursor, schemaCursor };
-    // Every run checks the newest stored hash (one request); only a mismatch loads the whole list.
-    const reorg = await findReorg(client, head, await storedBlocks(db, chain.chainId, true), () =>
-      storedBlocks(db, chain.chainId),
-    );
+    // Every run checks the newest stored hash (one call, read with the head); only a mismatch loads the whole list.
+    const reorg = await findReorg(client, head, newest, () => storedBlocks(db, chain.chainId), topRead);
     if (!reorg) return { cursor, schemaCursor };
     const ancestor = reorg.ancestor ?? Math.min(chain.startBlock, chain.schemaStartBlock) - 1;
     const undone = await rewind(db, {

@@ -60,6 +60,17 @@ function schemaRow(
   };
 }
 
+/** Per database and chain: UIDs the registry did not know when asked (applyPolicy), and when. */
+const unregistered = new WeakMap<Db, Map<number, Map<string, number>>>();
+const ASK_AGAIN_MS = 10 * 60_000;
+function askedOf(stage: Stage): Map<string, number> {
+  const byChain = unregistered.get(stage.db) ?? new Map<number, Map<string, number>>();
+  unregistered.set(stage.db, byChain);
+  const asked = byChain.get(stage.chain.chainId) ?? new Map<string, number>();
+  byChain.set(stage.chain.chainId, asked);
+  return asked;
+}
+
 /**
  * The operator's decisions (SCHEMA_MODE, SCHEMA_ALLOW, SCHEMA_DENY) applied to the chain's schemas before any
  * indexing: a schema now indexed starts (in the stream, or with a backfill); a schema no longer indexed is set off
@@ -80,16 +91,20 @@ export async function applyPolicy(
       upserts.push({ ...row, ...startState(stage.chain, chainCursor, row.registeredBlock) });
     } else if (row.state !== "off" && !wanted) off.push(row.uid);
   }
+  const asked = askedOf(stage);
   const missing = [LOCATION_SCHEMA_UID, ...policy.allow].filter(
-    (u) => !schemas.has(u) && !policy.deny.has(u),
+    (u) => !schemas.has(u) && !policy.deny.has(u) && !(Date.now() - (asked.get(u) ?? 0) < ASK_AGAIN_MS),
   );
   if (missing.length) {
     const records = await untilKnown("schema records", () =>
       readSchemas(stage.client, stage.chain.schemaRegistry, missing as Hex[], readOptions(stage)),
     );
-    for (const record of records.values()) {
-      // A UID this chain's registry does not know has nothing to index here (yet): asked again next run.
+    for (const [uid, record] of records) {
       if (record) upserts.push(schemaRow(stage, record, null, chainCursor));
+      // The registry at its latest block does not know it: it can only be registered later, where discovery (which
+      // keeps the v0.1 schema and every allowed UID) finds it. Asked again only after a while, in case the answer
+      // came from a node that lagged behind a registration discovery had already passed.
+      else asked.set(uid, Date.now());
     }
   }
   if (upserts.length === 0 && off.length === 0) return 0;
@@ -162,11 +177,15 @@ export async function discover(
   let end = from - 1;
   while (from <= target) {
     if (stage.outOfBudget()) break;
-    const logs = await getRegisteredLogs(stage.client, {
-      registry: chain.schemaRegistry,
-      fromBlock: from,
-      toBlock: Math.min(from + rangeSize - 1, target),
-    });
+    const logs = await getRegisteredLogs(
+      stage.client,
+      {
+        registry: chain.schemaRegistry,
+        fromBlock: from,
+        toBlock: Math.min(from + rangeSize - 1, target),
+      },
+      stage.tail,
+    );
     end = logs.toBlock;
     const covered = end - from + 1;
     rangeSize = logs.refused ? covered : Math.min(options.maxRange, Math.max(rangeSize, covered) * 2);

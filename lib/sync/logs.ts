@@ -60,7 +60,10 @@ const RATE_LIMIT = /rate.?limit|too many requests/i;
 export async function getEasLogs(
   client: ChainClient,
   args: { eas: Address; schemaUids: readonly Hex[]; fromBlock: number; toBlock: number },
+  tail?: TailLogs,
 ): Promise<{ events: EasEvent[]; toBlock: number; refused: boolean }> {
+  const cached = fromTail(tail, args);
+  if (cached) return { events: parseLogs(cached, args), toBlock: args.toBlock, refused: false };
   const got = await getLogsAdaptive(client, {
     address: args.eas,
     topics: [[ATTESTED, REVOKED], null, null, [...args.schemaUids]],
@@ -79,13 +82,17 @@ export type RegisteredEvent = { uid: Hex; blockNumber: number; blockHash: Hex };
 export async function getRegisteredLogs(
   client: ChainClient,
   args: { registry: Address; fromBlock: number; toBlock: number },
+  tail?: TailLogs,
 ): Promise<{ events: RegisteredEvent[]; toBlock: number; refused: boolean }> {
-  const got = await getLogsAdaptive(client, {
-    address: args.registry,
-    topics: [[REGISTERED, REGISTERED_V1]],
-    fromBlock: args.fromBlock,
-    toBlock: args.toBlock,
-  });
+  const cached = fromTail(tail, args);
+  const got = cached
+    ? { logs: cached, toBlock: args.toBlock, refused: false }
+    : await getLogsAdaptive(client, {
+        address: args.registry,
+        topics: [[REGISTERED, REGISTERED_V1]],
+        fromBlock: args.fromBlock,
+        toBlock: args.toBlock,
+      });
   const events: RegisteredEvent[] = [];
   for (const log of got.logs) {
     if (log.removed || log.address.toLowerCase() !== args.registry.toLowerCase()) continue;
@@ -107,6 +114,40 @@ export async function getRegisteredLogs(
 }
 
 /**
+ * The logs of the SchemaRegistry and EAS over one range, read by a single eth_getLogs (an address list, the four event
+ * signatures as topic 0, no schema filter): what a run near the head reads, instead of one request for discovery and
+ * one for the attestations. Both read from it as from their own request (getRegisteredLogs, getEasLogs filter it by
+ * address, signature, schema and block), for any range inside [fromBlock, toBlock].
+ */
+export type TailLogs = { fromBlock: number; toBlock: number; logs: RawLog[] };
+
+export async function getTailLogs(
+  client: ChainClient,
+  args: { registry: Address; eas: Address; fromBlock: number; toBlock: number },
+): Promise<TailLogs> {
+  const got = await getLogsAdaptive(client, {
+    address: [args.registry, args.eas],
+    topics: [[REGISTERED, REGISTERED_V1, ATTESTED, REVOKED]],
+    fromBlock: args.fromBlock,
+    toBlock: args.toBlock,
+  });
+  return { fromBlock: args.fromBlock, toBlock: got.toBlock, logs: got.logs };
+}
+
+/** The tail's logs of [fromBlock, toBlock] when the tail covers that range, else undefined (ask the node). */
+function fromTail(
+  tail: TailLogs | undefined,
+  r: { fromBlock: number; toBlock: number },
+): RawLog[] | undefined {
+  if (!tail || r.fromBlock < tail.fromBlock || r.toBlock > tail.toBlock) return undefined;
+  return tail.logs.filter((log) => {
+    if (log.blockNumber === null) return false;
+    const n = Number(hexToBigInt(log.blockNumber));
+    return n >= r.fromBlock && n <= r.toBlock;
+  });
+}
+
+/**
  * eth_getLogs over [fromBlock, toBlock] with range adaptation: when a provider refuses the range, @ponder/utils'
  * getLogsRetryHelper reads its message (Alchemy, Infura, QuickNode, …) and the first sub-range it suggests is tried;
  * an unrecognised "too large" message halves the range. Returns the logs and the range actually covered, which the
@@ -114,7 +155,12 @@ export async function getRegisteredLogs(
  */
 export async function getLogsAdaptive(
   client: ChainClient,
-  args: { address: Address; topics: (Hex | Hex[] | null)[]; fromBlock: number; toBlock: number },
+  args: {
+    address: Address | Address[];
+    topics: (Hex | Hex[] | null)[];
+    fromBlock: number;
+    toBlock: number;
+  },
 ): Promise<{ logs: RawLog[]; toBlock: number; refused: boolean }> {
   let toBlock = args.toBlock;
   let refused = false;

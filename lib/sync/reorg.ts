@@ -12,12 +12,17 @@ async function blockState(
   client: ChainClient,
   block: Stored,
   head: number,
+  read?: Promise<{ hash: string | null }>,
 ): Promise<"canonical" | "orphaned" | "unknown"> {
   if (block.number > head) return "unknown";
   try {
-    const b = await untilKnown(`block ${block.number}`, () =>
-      client.getBlock({ blockNumber: BigInt(block.number) }),
-    );
+    // A read made alongside the head (see readTop): used when it answered; else asked again like any block.
+    const early = read ? await read.catch(() => undefined) : undefined;
+    const b =
+      early ??
+      (await untilKnown(`block ${block.number}`, () =>
+        client.getBlock({ blockNumber: BigInt(block.number) }),
+      ));
     return b.hash?.toLowerCase() === block.hash.toLowerCase() ? "canonical" : "orphaned";
   } catch (error) {
     if (error instanceof BlockUnknownError) return "unknown";
@@ -42,10 +47,11 @@ export async function findReorg(
   head: number,
   newest: readonly Stored[],
   all: () => Promise<Stored[]>,
+  topRead?: Promise<{ hash: string | null }>,
 ): Promise<{ ancestor: number | null } | undefined> {
   const top = newest.at(-1);
   if (!top) return undefined;
-  const topState = await blockState(client, top, head);
+  const topState = await blockState(client, top, head, topRead);
   if (topState === "canonical") return undefined;
   const stored = await all();
   let hi = stored.length - 1; // index of the oldest block known orphaned
@@ -75,4 +81,20 @@ export async function findReorg(
     else hi = mid;
   }
   return { ancestor: lo >= 0 ? stored[lo]!.number : null };
+}
+
+/**
+ * Starts reading the newest stored block in the same tick as the head (the run sends both in one HTTP request: a
+ * JSON-RPC batch, lib/chains/client.ts); findReorg then uses the answer, or asks again when the node did not know
+ * the block. Never rejects unobserved.
+ */
+export function readTop(
+  client: ChainClient,
+  newest: readonly Stored[],
+): Promise<{ hash: string | null }> | undefined {
+  const top = newest.at(-1);
+  if (!top) return undefined;
+  const read = client.getBlock({ blockNumber: BigInt(top.number) });
+  read.catch(() => {});
+  return read;
 }

@@ -5,7 +5,7 @@ import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { attestationRow, type DecodingSchema, type OnchainAttestation } from "./decode-attestation.js";
 import { readUntilFound } from "./lag.js";
-import { type EasEvent, getEasLogs } from "./logs.js";
+import { type EasEvent, getEasLogs, type TailLogs } from "./logs.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
 import { parseSchema } from "./schemas.js";
@@ -46,6 +46,8 @@ export type Stage = {
   /** a block's hash and time, read once per run however many stages ask */
   block(number: number): Promise<{ hash: string; time: Date }>;
   afterCommit?: (progress: { cursor: number; attestations: number }) => void | Promise<void>;
+  /** the SchemaRegistry's and EAS's logs of the run's range near the head, read at once (lib/sync/logs.ts) */
+  tail?: TailLogs;
 };
 
 /** A chain's known schemas by uid, each with its parsed string once a decode needed it. */
@@ -86,12 +88,16 @@ export async function indexStream(
     if (stage.outOfBudget()) return { cursor, complete: false };
     // Nothing to read while no schema is in the stream: the range is only block hashes.
     const logs = s.uids.length
-      ? await getEasLogs(stage.client, {
-          eas: stage.chain.eas,
-          schemaUids: s.uids,
-          fromBlock: from,
-          toBlock: Math.min(from + rangeSize - 1, s.target),
-        })
+      ? await getEasLogs(
+          stage.client,
+          {
+            eas: stage.chain.eas,
+            schemaUids: s.uids,
+            fromBlock: from,
+            toBlock: Math.min(from + rangeSize - 1, s.target),
+          },
+          stage.tail,
+        )
       : { events: [], toBlock: s.target, refused: false };
     const covered = logs.toBlock - from + 1;
     // Remember what the provider accepted; grow again after a clean success (ponder's strategy).
