@@ -1,0 +1,446 @@
+import {
+  createOffchainURL,
+  Offchain,
+  OffchainAttestationVersion,
+  type SignedOffchainAttestation,
+  zipAndEncodeToBase64,
+} from "@ethereum-attestation-service/eas-sdk";
+import { sql } from "drizzle-orm";
+import { Wallet } from "ethers";
+import { type Hex, keccak256, toHex, zeroHash } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client.js";
+import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
+import { loadConfig, setConfig } from "../../lib/config.js";
+import type { Devnet } from "../../lib/devnet/index.js";
+import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import {
+  DEVNET_SCHEMA_UIDS,
+  DEVNET_SCHEMAS,
+  encodeRecord,
+  registerSchemas,
+} from "../../lib/devnet/schemas.js";
+import { readPublication } from "../../lib/offchain/formats.js";
+import { offchainUid } from "../../lib/offchain/verify.js";
+import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+
+/**
+ * Off-chain location records, published and read back: the EAS SDK signs offchain versions 1 and 2 of the v0.1
+ * schema and of the devnet's Location Protocol schemas (discovered by the sync on the devnet), in each of the shapes
+ * the SDK hands around; every tampered input is refused with its own code; fifty concurrent publications of one
+ * attestation leave one record.
+ */
+
+// anvil's first two default keys (public test keys).
+const KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const OTHER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const signer = new Wallet(KEY);
+const other = new Wallet(OTHER_KEY);
+const PATH = "/api/v0/location-records";
+const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+
+let devnet: Devnet;
+let app: TestApp;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  devnet = await startTestDevnet();
+  await registerSchemas(devnet.rpcUrl, devnet.schemaRegistry, [
+    DEVNET_SCHEMAS.appendix,
+    DEVNET_SCHEMAS.dart,
+    DEVNET_SCHEMAS.sdk,
+    DEVNET_SCHEMAS.review,
+  ]);
+  await mine(devnet.rpcUrl, 3);
+  // The publication limits are off but where a test sets them ("publishing modes and limits").
+  env = {
+    CRON_SECRET: "test-secret",
+    CHAINS: "devnet",
+    RPC_URL_DEVNET: devnet.rpcUrl,
+    PUBLISH_PER_MINUTE_CLIENT: "0",
+    PUBLISH_PER_MINUTE_ATTESTER: "0",
+  };
+  app = await createTestApp(env);
+  // The sync discovers the devnet's location schemas (what makes them known to publishing).
+  const synced = await app.get("/api/sync", { method: "POST", headers: AUTH });
+  expect(synced.status).toBe(200);
+}, 180_000);
+afterAll(async () => {
+  await app?.close();
+  await devnet?.stop();
+});
+
+const now = () => BigInt(Math.floor(Date.now() / 1000));
+
+const offchainOf = (
+  version: OffchainAttestationVersion,
+  chainId = BigInt(devnet.chainId),
+  address = devnet.eas,
+) => new Offchain({ address, version: "1.3.0", chainId }, version, undefined as never);
+
+type Params = { schema: Hex; data: Hex; time?: bigint; expirationTime?: bigint; recipient?: string };
+
+async function sign(
+  p: Params,
+  version = OffchainAttestationVersion.Version2,
+  wallet: Wallet = signer,
+  offchain = offchainOf(version),
+): Promise<SignedOffchainAttestation> {
+  return offchain.signOffchainAttestation(
+    {
+      schema: p.schema,
+      recipient: p.recipient ?? "0x000000000000000000000000000000000000dEaD",
+      time: p.time ?? now(),
+      expirationTime: p.expirationTime ?? 0n,
+      revocable: true,
+      refUID: zeroHash,
+      data: p.data,
+    },
+    wallet,
+  );
+}
+
+/** JSON as the SDK's users send it: big integers as decimal strings. */
+const jsonOf = (value: unknown) =>
+  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+
+const post = (body: string, contentType = "application/json") =>
+  app.get(PATH, { method: "POST", headers: { "content-type": contentType }, body });
+
+/** What each schema's record holds, by the schema's field names: one point each, at a place of its own. */
+function recordData(schema: keyof typeof SCHEMAS, lon: number, lat: number): Hex {
+  const point = JSON.stringify({ type: "Point", coordinates: [lon, lat] });
+  switch (schema) {
+    case "v01":
+      return encodeLocationProof({
+        locationType: "geojson-point",
+        location: point,
+        eventTimestamp: now() - 60n,
+        memo: "v01",
+      });
+    case "appendix":
+      return encodeRecord(DEVNET_SCHEMAS.appendix, {
+        srs: CRS84,
+        location_type: "geojson-point",
+        location: point,
+        lp_version: 1,
+      });
+    case "dart":
+      return encodeRecord(DEVNET_SCHEMAS.dart, {
+        lp_version: "1.0.0",
+        srs: CRS84,
+        location_type: "geojson-point",
+        location: point,
+        event_timestamp: now() - 30n,
+        memo: "dart",
+      });
+    case "sdk":
+      return encodeRecord(DEVNET_SCHEMAS.sdk, {
+        specVersion: 2,
+        srs: CRS84,
+        locationType: "geojson-point",
+        location: toHex(point),
+      });
+  }
+}
+const SCHEMAS = {
+  v01: LOCATION_SCHEMA_UID as Hex,
+  appendix: DEVNET_SCHEMA_UIDS.appendix,
+  dart: DEVNET_SCHEMA_UIDS.dart,
+  sdk: DEVNET_SCHEMA_UIDS.sdk,
+};
+
+/** The shapes a publication may take, each from the same signed attestation. */
+const SHAPES = {
+  signed: (s: SignedOffchainAttestation) => [jsonOf(s), "application/json"],
+  package: (s: SignedOffchainAttestation) => [jsonOf({ sig: s, signer: signer.address }), "application/json"],
+  zipped: (s: SignedOffchainAttestation) => [
+    JSON.stringify(zipAndEncodeToBase64({ sig: s, signer: signer.address })),
+    "application/json",
+  ],
+  link: (s: SignedOffchainAttestation) => [
+    `https://sepolia.easscan.org${createOffchainURL({ sig: s, signer: signer.address })}`,
+    "text/plain",
+  ],
+} as const;
+
+describe("publishing the EAS SDK's off-chain attestations", () => {
+  const cases = Object.keys(SCHEMAS).flatMap((schema, i) =>
+    [OffchainAttestationVersion.Version1, OffchainAttestationVersion.Version2].map((version, j) => ({
+      schema: schema as keyof typeof SCHEMAS,
+      version,
+      shape: Object.keys(SHAPES)[(i * 2 + j) % 4] as keyof typeof SHAPES,
+      lon: 10 + i,
+      lat: 40 + j,
+    })),
+  );
+
+  it.each(cases)(
+    "$schema, offchain version $version, as $shape: 201, read back by uid, its signed original verifies",
+    async (c) => {
+      const signed = await sign(
+        { schema: SCHEMAS[c.schema], data: recordData(c.schema, c.lon, c.lat) },
+        c.version,
+      );
+      const [body, type] = SHAPES[c.shape](signed);
+      const res = await post(body!, type);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({
+        uid: signed.uid.toLowerCase(),
+        source: "offchain",
+        signer: signer.address.toLowerCase(),
+        prover: signer.address.toLowerCase(),
+        chain: "devnet",
+        schema_uid: SCHEMAS[c.schema].toLowerCase(),
+        offchain_version: c.version,
+        location_type: "geojson-point",
+        longitude: c.lon,
+        latitude: c.lat,
+        block_number: null,
+        tx_hash: null,
+        revoked: false,
+      });
+      expect(Date.parse(res.body.published_at)).toBeGreaterThan(Date.now() - 60_000);
+
+      const again = await post(body!, type);
+      expect(again.status).toBe(200);
+      expect(again.body.uid).toBe(res.body.uid);
+
+      for (const path of [`${PATH}/${signed.uid}`, `/api/v0/location-proofs/${signed.uid}`]) {
+        const read = await app.get(path);
+        expect(read.status).toBe(200);
+        expect(read.body).toEqual(res.body);
+      }
+
+      // The signed original: the SDK itself verifies it, and it is the attestation that was signed.
+      const original = await app.get(`${PATH}/${signed.uid}/signed`);
+      expect(original.status).toBe(200);
+      expect(original.body.signer).toBe(signer.address);
+      expect(original.body.sig.uid).toBe(signed.uid.toLowerCase());
+      const verifier = offchainOf(c.version);
+      expect(verifier.verifyOffchainAttestationSignature(signer.address, original.body.sig)).toBe(true);
+    },
+  );
+
+  it("computes the uid the EAS SDK computes, for versions 1 and 2", async () => {
+    for (const version of [OffchainAttestationVersion.Version1, OffchainAttestationVersion.Version2]) {
+      const signed = await sign({ schema: SCHEMAS.v01, data: recordData("v01", 1, 2) }, version);
+      const m = signed.message;
+      const sdk = Offchain.getOffchainUID(
+        version,
+        m.schema,
+        m.recipient,
+        m.time,
+        m.expirationTime,
+        m.revocable,
+        m.refUID,
+        m.data,
+        m.salt,
+      );
+      expect(offchainUid(readPublication(JSON.parse(jsonOf(signed))))).toBe(sdk.toLowerCase());
+      expect(sdk).toBe(signed.uid);
+    }
+  });
+
+  it("fifty concurrent publications of one attestation leave exactly one record", async () => {
+    const signed = await sign({ schema: SCHEMAS.appendix, data: recordData("appendix", 5, 5) });
+    const body = jsonOf({ sig: signed, signer: signer.address });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => post(body)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(49);
+    const rows = await queryRows<{ n: number }>(
+      app.db,
+      sql`select count(*)::int as n from offchain_records where uid = ${signed.uid.toLowerCase()}`,
+    );
+    expect(rows[0]!.n).toBe(1);
+  });
+});
+
+describe("tampered and unacceptable publications, each refused with its own code", () => {
+  const good = () => sign({ schema: SCHEMAS.appendix, data: recordData("appendix", 20, 20) });
+  const refused = async (body: unknown, status: number, code: string) => {
+    const res = await post(typeof body === "string" ? body : jsonOf(body));
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.body.code).toBe(code);
+    return res;
+  };
+  const stored = async () =>
+    (await queryRows<{ n: number }>(app.db, sql`select count(*)::int as n from offchain_records`))[0]!.n;
+
+  it("a changed byte of data: the signature no longer recovers the signer", async () => {
+    const s = await good();
+    const data = s.message.data;
+    const flipped = `${data.slice(0, -2)}${data.endsWith("00") ? "01" : "00"}`;
+    const before = await stored();
+    await refused(
+      { sig: { ...s, message: { ...s.message, data: flipped } }, signer: signer.address },
+      422,
+      "InvalidSignature",
+    );
+    expect(await stored()).toBe(before);
+  });
+
+  it("the signature of another key", async () => {
+    const mine = await good();
+    const theirs = await sign(
+      { ...mine.message, schema: mine.message.schema as Hex, data: mine.message.data as Hex },
+      2,
+      other,
+    );
+    await refused(
+      { sig: { ...mine, signature: theirs.signature }, signer: signer.address },
+      422,
+      "InvalidSignature",
+    );
+  });
+
+  it("a wrong uid", async () => {
+    const s = await good();
+    await refused({ ...s, uid: keccak256(toHex("another")) }, 422, "UidMismatch");
+  });
+
+  it("another chain's domain (chain 1, not indexed here)", async () => {
+    const s = await sign(
+      { schema: SCHEMAS.appendix, data: recordData("appendix", 1, 1) },
+      2,
+      signer,
+      offchainOf(OffchainAttestationVersion.Version2, 1n),
+    );
+    await refused(s, 422, "UnknownNetwork");
+    // And another verifying contract on the devnet's chain.
+    const t = await sign(
+      { schema: SCHEMAS.appendix, data: recordData("appendix", 1, 1) },
+      2,
+      signer,
+      offchainOf(
+        OffchainAttestationVersion.Version2,
+        BigInt(devnet.chainId),
+        "0x000000000000000000000000000000000000bEEF",
+      ),
+    );
+    await refused(t, 422, "UnknownNetwork");
+  });
+
+  it("an unknown schema: one not registered, and one registered that is not about locations", async () => {
+    await refused(
+      await sign({ schema: keccak256(toHex("no such schema")), data: "0x" }),
+      422,
+      "UnknownSchema",
+    );
+    const review = encodeRecord(DEVNET_SCHEMAS.review, { location: "here", comment: "ok", rating: 5n });
+    await refused(await sign({ schema: DEVNET_SCHEMA_UIDS.review, data: review }), 422, "UnknownSchema");
+  });
+
+  it("a time in the future beyond the skew (and one within it is taken)", async () => {
+    const data = recordData("appendix", 30, 30);
+    await refused(
+      await sign({ schema: SCHEMAS.appendix, data, time: now() + 3600n }),
+      422,
+      "AttestationInFuture",
+    );
+    const within = await post(jsonOf(await sign({ schema: SCHEMAS.appendix, data, time: now() + 60n })));
+    expect(within.status).toBe(201);
+  });
+
+  it("an expired attestation", async () => {
+    const s = await sign({
+      schema: SCHEMAS.appendix,
+      data: recordData("appendix", 31, 31),
+      expirationTime: now() - 10n,
+    });
+    await refused(s, 422, "AttestationExpired");
+  });
+
+  it("data that does not decode against its schema", async () => {
+    await refused(await sign({ schema: SCHEMAS.appendix, data: "0x1234" }), 422, "UndecodableData");
+  });
+
+  it("a 1 MB body: 413, unread", async () => {
+    const s = await good();
+    const huge = jsonOf({ ...s, padding: "x".repeat(1024 * 1024) });
+    await refused(huge, 413, "PayloadTooLarge");
+  });
+
+  it("a legacy (version 0) package, and bodies that are no attestation", async () => {
+    const s = await good();
+    await refused(
+      { ...s, version: 0, message: { ...s.message, version: 0 } },
+      400,
+      "UnsupportedOffchainVersion",
+    );
+    await refused({ hello: "world" }, 400, "InvalidRequestBody");
+    await refused(JSON.stringify("not base64!"), 400, "InvalidRequestBody");
+    await refused({ ...s, message: { ...s.message, time: "soon" } }, 400, "InvalidRequestBody");
+  });
+
+  it("the same message signed by another attester: its uid is held (409)", async () => {
+    const s = await good();
+    expect((await post(jsonOf(s))).status).toBe(201);
+    const theirs = await sign(
+      {
+        schema: s.message.schema as Hex,
+        data: s.message.data as Hex,
+        time: s.message.time,
+        recipient: s.message.recipient,
+      },
+      2,
+      other,
+    );
+    // (version 2 salts each signature: the same uid needs the same salt)
+    const same = await offchainOf(OffchainAttestationVersion.Version2).signOffchainAttestation(
+      { ...s.message, salt: s.message.salt } as never,
+      other,
+    );
+    expect(same.uid).toBe(s.uid);
+    expect(theirs.uid).not.toBe(s.uid);
+    await refused(same, 409, "UidConflict");
+  });
+});
+
+describe("publishing modes and limits", () => {
+  const withEnv = (extra: Record<string, string>) =>
+    setConfig(loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_PER_MINUTE: "0", ...env, ...extra }));
+  afterAll(() => withEnv({}));
+
+  it("PUBLISH_MODE=off refuses every publication (403 PublishingDisabled)", async () => {
+    withEnv({ PUBLISH_MODE: "off" });
+    const res = await post(jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 3, 3) })));
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe("PublishingDisabled");
+  });
+
+  it("PUBLISH_MODE=allowlist takes the listed attesters only", async () => {
+    withEnv({ PUBLISH_MODE: "allowlist", PUBLISH_ATTESTERS: other.address });
+    const mine = await post(jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 4, 4) })));
+    expect(mine.status).toBe(403);
+    expect(mine.body.code).toBe("AttesterNotAllowed");
+    const theirs = await post(
+      jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 4, 4) }, 2, other)),
+    );
+    expect(theirs.status).toBe(201);
+  });
+
+  it("publications per attester per minute: the next one is a 429 with Retry-After", async () => {
+    withEnv({ PUBLISH_PER_MINUTE_ATTESTER: "2", RATE_LIMIT_PREFIX: `offchain-${process.pid}-${Date.now()}` });
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof post>> | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await post(jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 50 + i, 5) })));
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([201, 201, 429]);
+    expect(last!.body.code).toBe("TooManyRequests");
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("publications per client per minute", async () => {
+    withEnv({ PUBLISH_PER_MINUTE_CLIENT: "1", RATE_LIMIT_PREFIX: `offchain-c-${process.pid}-${Date.now()}` });
+    const first = await post(jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 60, 6) })));
+    const second = await post(
+      jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 61, 6) }, 2, other)),
+    );
+    expect([first.status, second.status]).toEqual([201, 429]);
+  });
+});
