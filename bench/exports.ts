@@ -6,10 +6,14 @@
  * ≤ 1.5 ×), the time to the first byte (goal ≤ 100 ms), the server's peak resident memory above idle during the
  * download (goal ≤ +64 MB), and the harvest of the same rows by paging GeoJSON (limit=1000, next links).
  *
- *   npm run bench:exports [-- --rows N] [--keep]    (wrap in flock /work/wt/heavy.lock)
+ *   npm run bench:exports [-- --rows N] [--keep] [--db NAME] [--formats csv,fgb] [--no-harvest]
+ *                         [--heap MB] [--batch ROWS] [--cpu-prof DIR]    (wrap in flock /work/wt/heavy.lock)
+ *
+ * `--heap` serves with --max-old-space-size (a bounded heap: a download that retained its rows would fail);
+ * `--batch` sets EXPORT_BATCH_ROWS; `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { EXPORT_FORMATS } from "../lib/exports/formats.js";
@@ -17,12 +21,43 @@ import { pointFeatureJson } from "../lib/proofs/json-sql.js";
 import { admin, benchArgs, benchDatabase, benchDatabaseUrl, requestOk, serveBuilt } from "./common.js";
 import { f1, lpad, pad } from "./figures.js";
 
-const ARGS = benchArgs({ numbers: { rows: 1_000_000 }, flags: ["keep"] });
-const DB = "lpqs_bench_exports";
+const ARGS = benchArgs({
+  numbers: { rows: 1_000_000, heap: 0, batch: 0 },
+  flags: ["keep", "no-harvest"],
+  texts: ["db", "formats", "cpu-prof"],
+});
+const DB = ARGS.db ?? "lpqs_bench_exports";
+const FORMATS = ARGS.formats
+  ? EXPORT_FORMATS.filter((x) => ARGS.formats!.split(",").includes(x.f))
+  : EXPORT_FORMATS;
+const NODE_ARGS = [
+  ...(ARGS.heap ? [`--max-old-space-size=${ARGS.heap}`] : []),
+  ...(ARGS["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${ARGS["cpu-prof"]}`] : []),
+];
 
 const rssKb = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) : 0;
+};
+
+/** The CPU time (user and system) the server has used, in ms: unlike wall time, little moved by a loaded machine. */
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // utime and stime, fields 14 and 15 of stat (11 and 12 after the command), in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
+/** The CPU time of PostgreSQL's backends serving the benchmark's database (its connections' processes), in ms. */
+const databaseCpuMs = (): number => {
+  let ms = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`postgres ${DB} `)) ms += cpuMs(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ms;
 };
 
 /** A whole download: bytes, time to the first byte, total time, and the server's peak RSS while it ran. */
@@ -32,33 +67,43 @@ async function download(url: string, pid: number) {
     peak = Math.max(peak, rssKb(pid));
   }, 20);
   const started = performance.now();
+  const cpuBefore = cpuMs(pid);
+  const dbBefore = databaseCpuMs();
   try {
-    return await new Promise<{ bytes: number; ttfbMs: number; ms: number; rows: number; peakKb: number }>(
-      (resolve, reject) => {
-        http
-          .get(url, (res) => {
-            let ttfb = -1;
-            let bytes = 0;
-            res.on("data", (chunk: Buffer) => {
-              if (ttfb < 0) ttfb = performance.now() - started;
-              bytes += chunk.length;
+    return await new Promise<{
+      bytes: number;
+      ttfbMs: number;
+      ms: number;
+      rows: number;
+      peakKb: number;
+      cpuMs: number;
+      dbMs: number;
+    }>((resolve, reject) => {
+      http
+        .get(url, (res) => {
+          let ttfb = -1;
+          let bytes = 0;
+          res.on("data", (chunk: Buffer) => {
+            if (ttfb < 0) ttfb = performance.now() - started;
+            bytes += chunk.length;
+          });
+          res.on("error", reject);
+          res.on("end", () => {
+            if (res.statusCode !== 200) return reject(new Error(`${url}: HTTP ${res.statusCode}`));
+            peak = Math.max(peak, rssKb(pid));
+            resolve({
+              bytes,
+              ttfbMs: ttfb,
+              ms: performance.now() - started,
+              rows: Number(res.headers["x-export-rows"]),
+              peakKb: peak,
+              cpuMs: cpuMs(pid) - cpuBefore,
+              dbMs: databaseCpuMs() - dbBefore,
             });
-            res.on("error", reject);
-            res.on("end", () => {
-              if (res.statusCode !== 200) return reject(new Error(`${url}: HTTP ${res.statusCode}`));
-              peak = Math.max(peak, rssKb(pid));
-              resolve({
-                bytes,
-                ttfbMs: ttfb,
-                ms: performance.now() - started,
-                rows: Number(res.headers["x-export-rows"]),
-                peakKb: peak,
-              });
-            });
-          })
-          .on("error", reject);
-      },
-    );
+          });
+        })
+        .on("error", reject);
+    });
   } finally {
     clearInterval(sampler);
   }
@@ -100,12 +145,18 @@ async function harvest(base: string): Promise<{ ms: number; rows: number }> {
 await benchDatabase(DB, ARGS.rows, true);
 const dbUrl = benchDatabaseUrl(DB);
 // One invocation's row budget is the deployment's; the benchmark reads the whole collection in one response.
-const { output, server } = await serveBuilt(dbUrl, { env: { EXPORT_MAX_ROWS: String(ARGS.rows * 2) } });
+const { output, server } = await serveBuilt(dbUrl, {
+  env: {
+    EXPORT_MAX_ROWS: String(ARGS.rows * 2),
+    ...(ARGS.batch ? { EXPORT_BATCH_ROWS: String(ARGS.batch) } : {}),
+  },
+  nodeArgs: NODE_ARGS,
+});
 try {
   const base = server.url;
   const pid = server.pid;
   // Warm: the function loaded, a small download of each format (the encoders' first use), then idle memory.
-  for (const x of EXPORT_FORMATS)
+  for (const x of FORMATS)
     await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}&limit=1000`, pid);
   await new Promise((r) => setTimeout(r, 1000));
   const idleKb = rssKb(pid);
@@ -118,19 +169,21 @@ try {
   );
   console.log(`server idle RSS: ${f1(idleKb / 1024)} MB\n`);
   console.log(
-    `${pad("format", 12)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}`,
+    `${pad("format", 12)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}${lpad("server CPU s", 14)}${lpad("db CPU s", 10)}`,
   );
-  for (const x of EXPORT_FORMATS) {
+  for (const x of FORMATS) {
     const d = await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}`, pid);
     if (d.rows !== ARGS.rows) throw new Error(`${x.f}: ${d.rows} rows announced, ${ARGS.rows} expected`);
     console.log(
-      `${pad(x.f, 12)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}`,
+      `${pad(x.f, 12)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}${lpad(f1(d.cpuMs / 1000), 14)}${lpad(f1(d.dbMs / 1000), 10)}`,
     );
   }
-  const h = await harvest(base);
-  console.log(
-    `${pad("harvest", 12)}${lpad(f1(h.ms / 1000), 9)}${lpad((h.ms / copy.ms).toFixed(2), 9)}${lpad(f1(h.rows / (h.ms / 1000) / 1000), 10)}   (GeoJSON pages of 1000, next links)`,
-  );
+  if (!ARGS["no-harvest"]) {
+    const h = await harvest(base);
+    console.log(
+      `${pad("harvest", 12)}${lpad(f1(h.ms / 1000), 9)}${lpad((h.ms / copy.ms).toFixed(2), 9)}${lpad(f1(h.rows / (h.ms / 1000) / 1000), 10)}   (GeoJSON pages of 1000, next links)`,
+    );
+  }
   console.log("\ngoals: ≤ 1.5 × COPY, TTFB ≤ 100 ms, peak ≤ +64 MB over idle");
 } finally {
   await server.stop();

@@ -42,6 +42,9 @@ export async function* proofBatches(
   let cursor = q.cursor;
   let offset = q.offset;
   let position = q.offset ?? 0;
+  // The first batch counts the matches (the response announces its number of rows); the later ones plan with those
+  // counts and take none: a write meanwhile would otherwise make every later batch count again.
+  let counts: number[] | undefined;
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {
       limit: Math.min(size(n), left),
@@ -49,9 +52,11 @@ export async function* proofBatches(
       ...(offset ? { offset } : {}),
       ...(q.sort ? { sort: q.sort } : {}),
       json: q.json,
+      ...(counts ? { counts } : {}),
     });
     if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
-    const { rows, parts, total, more } = await pageAndCount(db, plan);
+    const { rows, parts, total, more, counts: read } = await pageAndCount(db, plan);
+    counts = read;
     yield { rows: rows as JsonRow[], total };
     left -= rows.length;
     position += rows.length;

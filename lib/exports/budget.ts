@@ -13,11 +13,14 @@ export function exportMaxRows(): number {
 }
 
 /**
- * Rows in the first batch (an early first byte), and in every later one (few statements, each a small part of the
- * time). `EXPORT_BATCH_ROWS` sets the later ones (a test makes many small batches with it).
+ * Rows in each batch: the first small (its statement is all that stands before the first byte), the second larger,
+ * then `EXPORT_BATCH_ROWS` each (few statements, each a small part of the time; a test makes many small batches with
+ * it). The response holds at most two batches at a time (one encoded, one read ahead), so this bounds its memory too.
  */
 export function batchSize(n: number): number {
-  if (n === 0) return 500;
   const raw = Number(process.env.EXPORT_BATCH_ROWS);
-  return Number.isSafeInteger(raw) && raw > 0 ? raw : 5000;
+  const later = Number.isSafeInteger(raw) && raw > 0 ? raw : 5000;
+  if (n === 0) return Math.min(100, later);
+  if (n === 1) return Math.min(1000, later);
+  return later;
 }

@@ -80,6 +80,19 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     batchSize,
   );
   const first = await batches.next();
+  // While a batch is encoded and sent, the database already reads the next (one batch ahead, never more): the
+  // statement and the encoding overlap instead of taking turns, and memory holds at most two batches.
+  let ahead: Promise<IteratorResult<Batch>> | undefined;
+  const readAhead = () => {
+    ahead = batches.next();
+    // Its error, if any, is the body's when the batch is pulled (not an unhandled rejection meanwhile).
+    ahead.catch(() => {});
+  };
+  const nextBatch = () => {
+    const pending = ahead ?? batches.next();
+    ahead = undefined;
+    return pending;
+  };
   const firstBatch: Batch = first.done ? { rows: [], total: 0 } : first.value;
   const wanted = Math.min(Math.max(0, firstBatch.total - start), limit ?? Number.POSITIVE_INFINITY);
   const cut = wanted > budget;
@@ -131,8 +144,9 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     sent += texts.length;
     return joined(writer.write(texts));
   };
+  let finished = first.done === true || firstBatch.rows.length >= rows;
+  if (!finished) readAhead();
   let pending: Uint8Array | undefined = joined([...writer.start(rows), encode(firstBatch)]);
-  let finished = first.done === true;
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -143,9 +157,13 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
             if (bytes.length) return controller.enqueue(bytes);
           }
           if (!finished && sent < rows) {
-            const next = await batches.next();
+            const next = await nextBatch();
             if (ended) return;
-            if (!next.done) return controller.enqueue(encode(next.value));
+            if (!next.done) {
+              if (sent + next.value.rows.length < rows) readAhead();
+              else finished = true;
+              return controller.enqueue(encode(next.value));
+            }
             finished = true;
           }
           await batches.return(undefined);

@@ -24,6 +24,11 @@ export type PageRequest = {
    * sort key beside it: rows are then JsonRows.
    */
   json?: RowJson;
+  /**
+   * The exact counts of the filter's parts (countParts), already known under a snapshot the caller accepts: a
+   * download's later batches, which announced their number of rows with the first. No count is taken or checked.
+   */
+  counts?: number[];
 };
 
 /**
@@ -45,6 +50,7 @@ export type PagePlan = {
   offset?: number;
   cursor?: Cursor;
   json?: RowJson;
+  counts?: number[];
 };
 
 /** A request that cannot be planned: the parameter to name in the 400, and why. */
@@ -82,5 +88,6 @@ export function planPage(filter: ProofFilter, q: PageRequest): PagePlan | PlanPr
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(cursor ? { cursor } : {}),
     ...(q.json ? { json: q.json } : {}),
+    ...(q.counts ? { counts: q.counts } : {}),
   };
 }

@@ -17,6 +17,8 @@ export type PageResult = {
   /** each row's part (countParts: located first), which a cursor made from the row names */
   parts: number[];
   total: number;
+  /** the exact count of each of the filter's parts (countParts), which `total` adds up */
+  counts: number[];
   /**
    * Whether more matches lie beyond the page in the direction it was read: after it (first, offset and `next`
    * pages), before it (`prev` pages).
@@ -60,16 +62,18 @@ const ONE_SNAPSHOT = { isolationLevel: "repeatable read", accessMode: "read only
 
 async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<PageResult> {
   const { filter, where, parts } = page;
-  const remembered = mayRemember ? pageCounts.remembered(db, filter, where) : undefined;
+  // Counts the caller already holds (PageRequest.counts) are taken as they are: no count, no snapshot check.
+  const known = page.counts;
+  const remembered = mayRemember && !known ? pageCounts.remembered(db, filter, where) : undefined;
   const rememberedTotal = remembered ? sum(remembered.parts) : 0;
   // An empty result, or an offset past the end, is answered by the count alone: it is checked first.
   const checkedByPage =
     remembered !== undefined &&
     rememberedTotal > 0 &&
     !(!page.cursor && page.offset && page.offset >= rememberedTotal);
-  let counts = checkedByPage ? remembered.parts : await pageCounts.parts(db, filter, where);
+  let counts = known ?? (checkedByPage ? remembered.parts : await pageCounts.parts(db, filter, where));
   let total = sum(counts);
-  const none = { rows: [], parts: [], total, more: false };
+  const none = { rows: [], parts: [], total, counts, more: false };
   if (total === 0) return none;
   if (!page.cursor && page.offset && page.offset >= total) return none;
   // (Parts of a located-first order always hold a condition: the box, the interval, or their absence.)
@@ -189,7 +193,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     kept.reverse();
     keptParts.reverse();
   }
-  return { rows: kept, parts: keptParts, total, more };
+  return { rows: kept, parts: keptParts, total, counts, more };
 }
 
 /**
