@@ -7,9 +7,13 @@ import {
   Kind,
   type SelectionSetNode,
 } from "graphql/index.mjs";
+import { listSource } from "../bounds/bounded-sql.js";
+import { PAGE_BYTES } from "../bounds/limits.js";
 import { BoundedMap } from "../cache/bounded-map.js";
-import { jsonTextOf, recordJson } from "../proofs/json-sql.js";
+import { jsonTextOf, recordListJson } from "../proofs/json-sql.js";
 import { PROOF_PROPERTIES, type ProofProperty } from "../proofs/properties.js";
+import { LIST_PATH } from "../v0/paths.js";
+import { MAX_ALIASES } from "./limits.js";
 import { camelCase } from "./proof-type.js";
 
 /**
@@ -30,8 +34,11 @@ export type NodesPlan =
 
 const BY_FIELD = new Map<string, ProofProperty>(PROOF_PROPERTIES.map((q) => [camelCase(q.name), q]));
 const TYPENAME = { name: "__typename", source: sql`'LocationProof'::text` };
-/** The native record, for graphql-js to execute a selection over (LocationProof has no distance: none is written). */
-const RECORD = recordJson();
+/**
+ * The native record as the list carries it (its values within the list's bounds, `truncated` where one was cut:
+ * lib/bounds/), for graphql-js to execute a selection over (LocationProof has no distance: none is written).
+ */
+const RECORD = recordListJson(`${LIST_PATH}/`)();
 /** Nothing to write for a page whose proofs no one reads (totalCount, pageInfo): only its sort key is read. */
 const NOTHING = sql`null`;
 
@@ -82,7 +89,8 @@ function plainMembers(
       else {
         const property = BY_FIELD.get(field);
         if (!property || s.selectionSet) return false;
-        members.set(key, { name: key, source: property.source, field });
+        // Within the list's bounds (lib/bounds/), as the native list carries it.
+        members.set(key, { name: key, source: listSource(property), field });
       }
     } else {
       const fragment = s.kind === Kind.INLINE_FRAGMENT ? s : fragments[s.name.value];
@@ -114,4 +122,31 @@ export function nodesPlan(info: GraphQLResolveInfo): NodesPlan {
     key,
     json: projection(list, list.map((m) => `${m.name}:${m.field}`).join(",")),
   };
+}
+
+/**
+ * The bytes of JSON one page of a locationProofs field may read (its proofs, as the plan writes them): the list's
+ * PAGE_BYTES shared by the request's pages (`pages`, each locationProofs key of the operation), and, where
+ * graphql-js answers from the whole record (`records`), divided by the most copies of a value a selection can
+ * make of it (the `nodes` key and each field aliased up to MAX_ALIASES times), so the answer stays within PAGE_BYTES.
+ */
+export function pageBytes(plan: NodesPlan, pages: number): number {
+  const copies = plan.kind === "records" ? MAX_ALIASES * MAX_ALIASES : 1;
+  return Math.floor(PAGE_BYTES / Math.max(1, pages) / copies);
+}
+
+/** How many response keys of the operation's root selection (through fragments) are locationProofs fields. */
+export function rootPages(info: GraphQLResolveInfo): number {
+  const keys = new Set<string>();
+  const visit = (set: SelectionSetNode, seen: Set<string>) => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        if (s.name.value === "locationProofs") keys.add(s.alias?.value ?? s.name.value);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet, seen);
+      else if (!seen.has(s.name.value) && info.fragments[s.name.value])
+        visit(info.fragments[s.name.value]!.selectionSet, new Set([...seen, s.name.value]));
+    }
+  };
+  visit(info.operation.selectionSet, new Set());
+  return Math.max(1, keys.size);
 }

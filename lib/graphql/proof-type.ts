@@ -60,9 +60,36 @@ function field(q: ProofProperty): GraphQLFieldConfig<NativeRecord, unknown> {
   };
 }
 
+/** The marker of a proof a list cut (lib/bounds/): which values, and where the whole record is. */
+const TruncationType = new GraphQLObjectType<NativeRecord>({
+  name: "Truncation",
+  description:
+    "Values a list cut to its bounds (docs/security.md, Bounded responses); the proof by uid (locationProof) has them whole",
+  fields: {
+    fields: {
+      type: new GraphQLNonNull(nonNullList(GraphQLString)),
+      description: "The cut values, by their native (snake_case) names",
+      resolve: (t) => t.fields,
+    },
+    href: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: "The path of the whole record (GET, relative to the service's origin)",
+      resolve: (t) => t.href,
+    },
+  },
+});
+
 export const LocationProofType = new GraphQLObjectType<NativeRecord>({
   name: "LocationProof",
   description:
     "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded. The same values as the native API's record (GET /api/v0/location-proofs/{uid}), its snake_case names in camelCase.",
-  fields: () => Object.fromEntries(PROOF_PROPERTIES.map((q) => [camelCase(q.name), field(q)])),
+  fields: () => ({
+    ...Object.fromEntries(PROOF_PROPERTIES.map((q) => [camelCase(q.name), field(q)])),
+    truncated: {
+      type: TruncationType,
+      description:
+        "In a page (locationProofs): which values were cut to the list's bounds, null when none was; always null for locationProof, which has every value whole",
+      resolve: (record) => (record.truncated as NativeRecord | undefined) ?? null,
+    },
+  }),
 });

@@ -28,7 +28,7 @@ import {
   parseFilter,
   parsePaging,
 } from "./filter-input.js";
-import { type NodesPlan, nodesPlan } from "./nodes-plan.js";
+import { type NodesPlan, nodesPlan, pageBytes, rootPages } from "./nodes-plan.js";
 import { LocationProofType, type NativeRecord } from "./proof-type.js";
 
 /**
@@ -232,7 +232,9 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
         const q = ARGUMENT_CHECKS.locationProofs!(args) as ListQuery;
         const plan = nodesPlan(info);
         // A proof here has no distance field: its JSON is the plan's whatever the filter (near and radius too).
-        const page = await context.read(() => listPage(q, () => plan.json));
+        // Its JSON within the list's bounds (lib/bounds/): the values, and the page's bytes (pageBytes).
+        const bytes = pageBytes(plan, rootPages(info));
+        const page = await context.read(() => listPage(q, () => plan.json, bytes));
         return {
           texts: (page.rows as JsonRow[]).map((row) => row.json),
           total: page.total,

@@ -1,10 +1,9 @@
 import * as v from "valibot";
 import { parseEntries } from "../http/query.js";
 import { integerParam } from "../params/grammar.js";
-import { recordJson } from "../proofs/json-sql.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { LIST_PARAMS } from "../v0/list-params.js";
-import { listPage } from "../v0/location-proofs.js";
+import { LIST_RECORD_JSON, listPage } from "../v0/location-proofs.js";
 import { type ArgumentKind, nativeParameters } from "./arguments.js";
 
 /** A small page: an agent reads every record it is given. */
@@ -59,7 +58,7 @@ export async function searchProofs(args: Record<string, unknown> | undefined): P
     { ...raw, ...(hasCoordinates === "true" ? { filter: "hasCoordinates" } : {}) },
     ENTRIES,
   );
-  const page = await listPage({ ...q, f: "json" }, recordJson);
+  const page = await listPage({ ...q, f: "json" }, LIST_RECORD_JSON);
   return {
     data: (page.rows as JsonRow[]).map((row) => JSON.parse(row.json) as Record<string, unknown>),
     pagination: {

@@ -18,12 +18,7 @@ import { type ProofPage, pageLinks, proofPage } from "../params/paging.js";
 import { proximityOf } from "../params/proximity.js";
 import { sharedFilter } from "../params/to-filter.js";
 import type { Bbox, ProofFilter, SpatialTarget } from "../proofs/filter.js";
-import {
-  pointFeatureFgJson,
-  pointFeatureJson,
-  shapeFeatureFgJson,
-  shapeFeatureJson,
-} from "../proofs/json-sql.js";
+import { featureListJson, type RowJson } from "../proofs/json-sql.js";
 import { findProofByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
@@ -80,7 +75,7 @@ export function itemsFilter(q: FilterQuery, collection: Collection, sort?: SortS
 
 /**
  * The page GET …/items answers (lib/params/paging.ts, proofPage): its features as PostgreSQL writes them
- * (lib/proofs/json-sql.ts) for GeoJSON, or its rows as fields for the HTML view (toFeature).
+ * (lib/proofs/json-sql.ts), for GeoJSON, JSON-FG and the HTML view alike.
  */
 export async function itemsPage(
   request: Request,
@@ -88,24 +83,15 @@ export async function itemsPage(
   encoding: FeatureEncoding,
   collection: Collection,
 ): Promise<ProofPage> {
-  const point = collection.geometry === "point";
-  const json =
-    encoding.format === "html"
-      ? undefined
-      : encoding.jsonfg
-        ? point
-          ? pointFeatureFgJson
-          : shapeFeatureFgJson
-        : point
-          ? pointFeatureJson
-          : shapeFeatureJson;
+  // The HTML view reads the same features (its values within the same bounds).
+  const json = listFeatureJson(collection, encoding.format !== "html" && encoding.jsonfg);
   const sort = q.sortby ? parseSortby(q.sortby) : undefined;
   const page = await proofPage(itemsFilter({ ...q, bbox: itemsBbox(q) }, collection, sort), {
     limit: q.limit ?? OGC_DEFAULT_LIMIT,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(sort ? { sort } : {}),
-    ...(json ? { json } : {}),
+    json,
   });
   // The query string as received, for operators (and the GDAL client check, which verifies that a -where filter
   // reached the server): the shared request log line records only the path.
@@ -116,6 +102,22 @@ export async function itemsPage(
     returned: page.rows.length,
   });
   return page;
+}
+
+/**
+ * A feature as an items page writes it (lib/proofs/json-sql.ts, featureListJson): its values within the list's
+ * bounds (lib/bounds/limits.ts), a feature with a value cut pointing at itself by id. One per collection and encoding.
+ */
+const LIST_JSON = new Map<string, RowJson>();
+function listFeatureJson(collection: Collection, jsonfg: boolean): RowJson {
+  const key = `${collection.id}:${jsonfg}`;
+  let json = LIST_JSON.get(key);
+  if (!json) {
+    const kind = collection.geometry === "point" ? "point" : "shape";
+    json = featureListJson(kind, jsonfg, `${PATHS.item(collection.id, "")}`);
+    LIST_JSON.set(key, json);
+  }
+  return json;
 }
 
 /** The links of an items page: self, alternate, collection, and next/prev where the page has them. */
@@ -219,17 +221,14 @@ export function featureCollectionResponse(
   });
 }
 
-/** The same page as a document of features built from its rows (the HTML view's). */
-export const featureCollection = (page: ProofPage, links: Link[], collection: Collection) => ({
+/** The same page as a document of its features, as PostgreSQL wrote them (the HTML view's). */
+export const featureCollection = (page: ProofPage, links: Link[]) => ({
   type: "FeatureCollection" as const,
   numberMatched: page.total,
   numberReturned: page.rows.length,
-  features: page.rows.map((row) => {
-    const feature = toFeature(row, collection);
-    return row.distance === undefined
-      ? feature
-      : { ...feature, properties: { ...feature.properties, distance: row.distance } };
-  }),
+  features: (page.rows as JsonRow[]).map(
+    (row) => JSON.parse(row.json) as ReturnType<typeof toFeature> & { properties: Record<string, unknown> },
+  ),
   links,
 });
 

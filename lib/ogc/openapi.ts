@@ -1,3 +1,4 @@
+import { TRUNCATED_SCHEMA } from "../bounds/limits.js";
 import { withDownloads } from "../exports/openapi.js";
 import type { Format } from "../http/format.js";
 import { baseUrl } from "../http/links.js";
@@ -574,6 +575,7 @@ export function openApiDocument(request: Request) {
               description:
                 "Great-circle distance in metres from `near` to the representative point: only in items asked with near and radius",
             },
+            truncated: TRUNCATED_SCHEMA,
           },
         },
         pointGeometry: {

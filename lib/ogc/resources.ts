@@ -57,7 +57,7 @@ export const itemsResource = async (
   if (encoding.format !== "html") {
     return featureCollectionResponse(page, links, { jsonfg: encoding.jsonfg, crs: q.crs ?? CRS84_SYSTEM });
   }
-  const doc = featureCollection(page, links, collection);
+  const doc = featureCollection(page, links);
   return htmlResponse(
     itemsHtml(doc, request, hrefFor(request), collection, { offset: page.start, limit: page.limit }),
   );

@@ -1,3 +1,4 @@
+import { TRUNCATED_SCHEMA } from "../bounds/limits.js";
 import { CHAIN_NAMES } from "../chains/registry.js";
 import type { Format } from "../http/format.js";
 import { LOCATION_TYPES } from "../location/vocabulary.js";
@@ -82,6 +83,7 @@ export function schemaDocument(href: (path: string) => string, collection: Colle
     minimum: 0,
     readOnly: true,
   };
+  properties.truncated = { title: "truncated", ...TRUNCATED_SCHEMA, readOnly: true };
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: href(PATHS.schema(collection.id)),

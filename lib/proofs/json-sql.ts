@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { SUBQUERY_FENCE } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
+import { ANY_CUT, listGeometry, listSource, truncatedMarker } from "../bounds/bounded-sql.js";
 import {
   numberArraySql,
   OGC_PROPERTIES,
@@ -71,8 +72,31 @@ const objectOf = (members: SQL, distance?: SQL): SQL =>
 const RECORD_MEMBERS = membersOf(PROOF_PROPERTIES);
 const OGC_MEMBERS = membersOf(OGC_PROPERTIES);
 
+/**
+ * The members as a list carries them (lib/bounds/): each value within its bound, then `truncated`, the marker naming
+ * the values cut and where the full record is (`href`, the uid appended). Only for a row whose values a list cuts
+ * (ANY_CUT): every other row is written as the record by uid is, without the marker.
+ */
+const boundedMembersOf = (members: readonly ProofProperty[], href: string): SQL =>
+  once(
+    sql`${membersOf(members.map((q) => ({ name: q.name, source: listSource(q) })))}, ${truncatedMarker(href)} as "truncated"`,
+  );
+
+/** An object of `plain` members, or of `bounded` ones where the row has a value a list cuts. */
+const boundedObject = (plain: SQL, bounded: SQL, distance?: SQL): SQL =>
+  sql`(case when ${ANY_CUT} then ${objectOf(bounded, distance)} else ${objectOf(plain, distance)} end)`;
+
 /** The native record (serializeProof), as text. */
 export const recordJson: RowJson = rowJson((distance) => sql`${objectOf(RECORD_MEMBERS, distance)}::text`);
+
+/**
+ * The native record as a list carries it (lib/bounds/limits.ts): each value within its bound, a record with a value
+ * cut marked `truncated`, pointing at `href` + uid (the record by uid, whole).
+ */
+export function recordListJson(href: string): RowJson {
+  const bounded = boundedMembersOf(PROOF_PROPERTIES, href);
+  return rowJson((distance) => sql`${boundedObject(RECORD_MEMBERS, bounded, distance)}::text`);
+}
 
 /**
  * A JSON object of the given members (a name and its SQL source each, e.g. the catalogue's), in their order, as text:
@@ -96,7 +120,12 @@ const JSONFG_TIME = sql`case when ${p.eventTimestamp} is null then null else jso
  * toJsonFgFeature), `featureType` and `time` come before the geometry and `"place":null` after it, which the writer
  * fills when the page asks for another coordinate system (lib/crs/feature-text.ts).
  */
-function featureOf(geometry: SQL, bbox?: SQL, jsonfg = false): (distance?: SQL) => SQL {
+function featureOf(
+  geometry: SQL,
+  bbox?: SQL,
+  jsonfg = false,
+  properties: (distance?: SQL) => SQL = (distance) => objectOf(OGC_MEMBERS, distance),
+): (distance?: SQL) => SQL {
   const fg = jsonfg
     ? sql`${sql.raw(`'${FEATURE_TYPE}'`)}::text as "featureType", ${JSONFG_TIME} as "time", `
     : sql``;
@@ -104,7 +133,7 @@ function featureOf(geometry: SQL, bbox?: SQL, jsonfg = false): (distance?: SQL) 
     sql`(select row_to_json(f) from (select 'Feature'::text as "type", ${p.uid} as "id", ${fg}${geometry} as "geometry", ${bbox ? sql`${bbox} as "bbox", ` : sql``}${jsonfg ? sql`null::json as "place", ` : sql``}`,
   );
   const tail = once(sql` as "properties") f)`);
-  return (distance) => sql`${head}${objectOf(OGC_MEMBERS, distance)}${tail}`;
+  return (distance) => sql`${head}${properties(distance)}${tail}`;
 }
 
 /** A feature of the point collection (toFeature: id, the point, the OGC properties), as text. */
@@ -135,3 +164,30 @@ function shapeFeature(jsonfg: boolean): RowJson {
 }
 export const shapeFeatureJson: RowJson = shapeFeature(false);
 export const shapeFeatureFgJson: RowJson = shapeFeature(true);
+
+/**
+ * A feature as an items page carries it (lib/bounds/limits.ts): its properties within their bounds and, in the
+ * shapes collection, its geometry within its bound (null past it); a feature with a value cut carries `truncated` in
+ * its properties, pointing at `href` + uid (the feature by id, whole). Every other feature is written as by id.
+ */
+export function featureListJson(collection: "point" | "shape", jsonfg: boolean, href: string): RowJson {
+  const members = boundedMembersOf(OGC_PROPERTIES, href);
+  const properties = (distance?: SQL) => objectOf(members, distance);
+  if (collection === "point") {
+    const plain = featureOf(point, undefined, jsonfg);
+    const cut = featureOf(point, undefined, jsonfg, properties);
+    return rowJson(
+      (distance) => sql`(case when ${ANY_CUT} then ${cut(distance)} else ${plain(distance)} end)::text`,
+    );
+  }
+  const bbox = numberArraySql(bounds);
+  const [withBbox, alone] = [featureOf(shape, bbox, jsonfg), featureOf(shape, undefined, jsonfg)];
+  const [cutWithBbox, cutAlone] = [
+    featureOf(listGeometry, bbox, jsonfg, properties),
+    featureOf(listGeometry, undefined, jsonfg, properties),
+  ];
+  return rowJson(
+    (distance) =>
+      sql`(case when ${ANY_CUT} then (case when ${hasBboxMember} then ${cutWithBbox(distance)} else ${cutAlone(distance)} end) when ${hasBboxMember} then ${withBbox(distance)} else ${alone(distance)} end)::text`,
+  );
+}

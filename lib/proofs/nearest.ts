@@ -111,6 +111,8 @@ export type NearestRead = {
   offset?: number | undefined;
   /** the cells around the centre (cellsAround), asked only for a part of many matches */
   cells: () => Promise<Cell[]>;
+  /** whether the page's byte budget ended it (lib/proofs/query.ts): the rows read are then the page, no wider ring */
+  stopped?: () => boolean;
 };
 
 /** The order's ORDER BY in either direction (the distance is the statement's "distance" column). */
@@ -160,7 +162,7 @@ export async function readNearest(
       ...(r.offset ? { offset: r.offset } : {}),
       distance,
     });
-    if (rows.length >= r.limit || ring >= radius) return rows;
+    if (rows.length >= r.limit || ring >= radius || r.stopped?.()) return rows;
     ring = rings + 1 >= MAX_RINGS ? radius : Math.min(radius, d0 + factor * (ring - d0));
   }
 }

@@ -1,4 +1,5 @@
 import type { SQL } from "drizzle-orm";
+import { PAGE_BYTES } from "../bounds/limits.js";
 import { countParts, locatedFirst } from "./count.js";
 import { decodeCursor } from "./cursor.js";
 import { type ProofFilter, whereClause } from "./filter.js";
@@ -29,6 +30,11 @@ export type PageRequest = {
    * download's later batches, which announced their number of rows with the first. No count is taken or checked.
    */
   counts?: number[];
+  /**
+   * With `json`: the most bytes of JSON the page's rows may hold (PAGE_BYTES unless told): the page ends before the
+   * row that would pass it (lib/proofs/query.ts), and its next cursor goes on from there.
+   */
+  bytes?: number;
 };
 
 /**
@@ -51,6 +57,8 @@ export type PagePlan = {
   cursor?: Cursor;
   json?: RowJson;
   counts?: number[];
+  /** with `json`: PageRequest.bytes */
+  bytes?: number;
 };
 
 /** A request that cannot be planned: the parameter to name in the 400, and why. */
@@ -87,7 +95,7 @@ export function planPage(filter: ProofFilter, q: PageRequest): PagePlan | PlanPr
     limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(cursor ? { cursor } : {}),
-    ...(q.json ? { json: q.json } : {}),
+    ...(q.json ? { json: q.json, bytes: q.bytes ?? PAGE_BYTES } : {}),
     ...(q.counts ? { counts: q.counts } : {}),
   };
 }

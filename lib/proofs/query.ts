@@ -8,7 +8,7 @@ import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./fil
 import { coversSphere, distanceSql } from "./near.js";
 import { cellsAround, readNearest } from "./nearest.js";
 import { type PagePlan, SMALL_RESULT } from "./plan.js";
-import { type ProofRow, type RowsQuery, selectProofJson, selectProofs } from "./rows.js";
+import { type JsonRow, type ProofRow, type RowsQuery, selectProofJson, selectProofs } from "./rows.js";
 import { isDistanceSort, keysetSegments, orderBy, type Segment } from "./sort.js";
 
 export type PageResult = {
@@ -99,22 +99,31 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
   let snapshot: string | undefined;
   const rows: ProofRow[] = [];
   const rowParts: number[] = [];
+  // The page's byte budget (PagePlan.bytes): the bytes of JSON kept so far, and whether a statement stopped at the
+  // budget, which ends the page there (its next cursor goes on from its last row).
+  const budget = json ? page.bytes : undefined;
+  let bytes = 0;
+  let stopped = false;
   const fetch = async (q: RowsQuery) => {
+    if (stopped) return [];
     const withSnapshot = {
       ...q,
       distance: distanceColumn,
       snapshot: checkedByPage && snapshot === undefined,
+      ...(budget !== undefined ? { bytes: { budget: budget - bytes, first: rows.length === 0 } } : {}),
     };
     const result = await (json
       ? selectProofJson(db, withSnapshot, json, keys)
       : selectProofs(db, withSnapshot));
     snapshot ??= result.snapshot;
+    if (result.cut) stopped = true;
     return result.rows;
   };
   const keep = (part: number, read: ProofRow[]) => {
     for (const row of read) {
       rows.push(row);
       rowParts.push(part);
+      if (budget !== undefined) bytes += Buffer.byteLength((row as JsonRow).json ?? "");
     }
   };
   const read = async (part: number, q: RowsQuery) => keep(part, await fetch(q));
@@ -126,7 +135,11 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     let skip = !cursor && page.offset ? page.offset : 0;
     while (skip && skip >= counts[part]!) skip -= counts[part++]!;
     const from = part;
-    for (; part >= 0 && part < parts.length && rows.length < wanted; part += backward ? -1 : 1, skip = 0) {
+    for (
+      ;
+      part >= 0 && part < parts.length && rows.length < wanted && !stopped;
+      part += backward ? -1 : 1, skip = 0
+    ) {
       if (counts[part] === 0) continue;
       const found = await readNearest(
         {
@@ -138,6 +151,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
           limit: wanted - rows.length,
           offset: skip,
           cells: () => cellsAround(db, nearest),
+          stopped: () => stopped,
         },
         fetch,
       );
@@ -148,7 +162,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     let skip = page.offset;
     let part = 0;
     while (skip >= counts[part]!) skip -= counts[part++]!;
-    for (; part < parts.length && rows.length < wanted; part++, skip = 0) {
+    for (; part < parts.length && rows.length < wanted && !stopped; part++, skip = 0) {
       const avoidIndex = selective(part);
       await read(part, {
         where: wheres[part],
@@ -163,7 +177,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     const from = cursor?.part ?? (backward ? parts.length - 1 : 0);
     for (
       let part = from;
-      part >= 0 && part < parts.length && rows.length < wanted;
+      part >= 0 && part < parts.length && rows.length < wanted && !stopped;
       part += backward ? -1 : 1
     ) {
       const segments = keysetSegments(page, part === from ? cursor : undefined, {
@@ -171,7 +185,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
         backward,
       }).filter((segment) => holdsFirstKey(parts[part]!, segment));
       for (const segment of segments) {
-        if (rows.length >= wanted) break;
+        if (rows.length >= wanted || stopped) break;
         await read(part, {
           where: and(wheres[part], segment.where),
           orderBy: segment.orderBy,
@@ -185,7 +199,8 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     counts = await pageCounts.parts(db, filter, where, snapshot);
     total = sum(counts);
   }
-  const more = rows.length > page.limit;
+  // A page the byte budget ended has rows after it: the one it left out.
+  const more = rows.length > page.limit || stopped;
   const kept = rows.slice(0, page.limit);
   const keptParts = rowParts.slice(0, page.limit);
   // A prev page was read backwards from its cursor.

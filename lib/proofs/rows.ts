@@ -82,10 +82,18 @@ export type RowsQuery = {
    * column, its cursors hold the value). A row's JSON writes its own (lib/proofs/json-sql.ts, RowJson).
    */
   distance?: SQL | undefined;
+  /**
+   * Rows read as JSON (selectProofJson) only while their JSON adds up to at most `budget` bytes, the first row
+   * always when `first` (a page carries at least one): the rest of the statement's rows are never sent.
+   */
+  bytes?: { budget: number; first: boolean } | undefined;
 };
 
-/** Rows as read, and the statement's snapshot when the query asked for it and a row carried it. */
-export type ReadRows<T> = { rows: T[]; snapshot: string | undefined };
+/**
+ * Rows as read, and the statement's snapshot when the query asked for it and a row carried it; `cut`: the byte
+ * budget (RowsQuery.bytes) left out rows the statement found.
+ */
+export type ReadRows<T> = { rows: T[]; snapshot: string | undefined; cut?: boolean };
 
 /** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/count.ts). */
 export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
@@ -153,10 +161,8 @@ export async function selectProofJson(
   const names = new Set(keys.map((k) => (k instanceof Column ? k.name : undefined)));
   const columns = COLUMNS.filter((c) => names.has(c.name));
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
-  const raw = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${list}${json} as "json" from ${PROOFS}${rest(q)}`,
-  );
+  const select = sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${list}${json} as "json" from ${PROOFS}${rest(q)}`;
+  const raw = await queryRows<Record<string, unknown>>(db, q.bytes ? withinBytes(select, q.bytes) : select);
   const rows = raw.map((r) => {
     const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };
     for (const c of columns) {
@@ -166,5 +172,18 @@ export async function selectProofJson(
     if (q.distance) setDistance(row, r);
     return row as JsonRow;
   });
-  return { rows, snapshot: snapshotOf(q, raw) };
+  // The last row sent has one after it (its "lead"): the budget left that one out.
+  const cut = q.bytes !== undefined && raw.length > 0 && raw[raw.length - 1]!.page_lead != null;
+  return { rows, snapshot: snapshotOf(q, raw), cut };
+}
+
+/**
+ * The rows of `select` (in its order: a window without ORDER BY reads its rows as they come) while the running sum
+ * of their JSON's bytes stays within the budget; each row says whether the statement found one after it ("lead").
+ * The rows past the budget are written by PostgreSQL but not sent: a page's transfer and memory are its budget.
+ */
+function withinBytes(select: SQL, bytes: { budget: number; first: boolean }): SQL {
+  const budget = sql.raw(String(Math.max(0, Math.floor(bytes.budget))));
+  const first = bytes.first ? sql` or s."page_n" = 1` : sql``;
+  return sql`select * from (select r.*, sum(coalesce(octet_length(r."json"), 0)) over (rows between unbounded preceding and current row) as "page_run", row_number() over () as "page_n", lead(1) over () as "page_lead" from (${select}) r) s where s."page_run" <= ${budget}${first} order by s."page_n"`;
 }

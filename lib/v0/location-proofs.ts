@@ -12,13 +12,13 @@ import { type ProofPage, pageLinks, proofPage } from "../params/paging.js";
 import { proximityOf } from "../params/proximity.js";
 import { sharedFilter } from "../params/to-filter.js";
 import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
-import { type RowJson, recordJson } from "../proofs/json-sql.js";
+import { type RowJson, recordListJson } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
-import type { JsonRow, ProofRow } from "../proofs/rows.js";
+import type { JsonRow } from "../proofs/rows.js";
 import { DISTANCE } from "../proofs/sort.js";
 import type { ListQuery } from "./list-params.js";
-import { listPathOf } from "./paths.js";
+import { LIST_PATH, listPathOf } from "./paths.js";
 
 /** The filter model of a parsed native list query (the GraphQL list builds its filter with it too: lib/graphql/). */
 export function listFilter(q: ListQuery): ProofFilter {
@@ -40,16 +40,23 @@ export function listFilter(q: ListQuery): ProofFilter {
 }
 
 /**
+ * A record as the lists carry it (the native list, the MCP search): each value within its bound
+ * (lib/bounds/limits.ts), a record with a value cut marked `truncated` and pointing at its record by uid.
+ */
+export const LIST_RECORD_JSON: RowJson = recordListJson(`${LIST_PATH}/`);
+
+/**
  * The native list's page in the default order (lib/params/paging.ts, proofPage), its rows as `json` writes them (JsonRows)
  * when given, else as fields; the GraphQL list pages with it too.
  */
-export const listPage = (q: ListQuery, json?: RowJson): Promise<ProofPage> =>
+export const listPage = (q: ListQuery, json?: RowJson, bytes?: number): Promise<ProofPage> =>
   proofPage(listFilter(q), {
     limit: q.limit,
     ...(q.offset !== undefined ? { offset: q.offset } : {}),
     ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
     ...(q.sort === "distance" ? { sort: [{ field: DISTANCE, descending: false }] } : {}),
     ...(json ? { json } : {}),
+    ...(bytes !== undefined ? { bytes } : {}),
   });
 
 /**
@@ -79,19 +86,17 @@ export async function listResource(request: Request, q: ListQuery): Promise<Resp
   const download = exportFormatOf(request, q.f);
   if (download) return listDownload(request, q, download, listFilter(q));
   if (negotiateFormat(request, q.f) === "html") {
-    const page = await listPage(q);
-    const doc = { data: page.rows.map(recordOf), pagination: pagination(request, page) };
+    // The same records as the JSON, within the same bounds.
+    const page = await listPage(q, LIST_RECORD_JSON);
+    const data = (page.rows as JsonRow[]).map((row) => JSON.parse(row.json) as Record<string, unknown>);
+    const doc = { data, pagination: pagination(request, page) };
     return htmlResponse(proofsPage(request, listPathOf(request), doc, page.start));
   }
-  const page = await listPage(q, recordJson);
+  const page = await listPage(q, LIST_RECORD_JSON);
   const texts = (page.rows as JsonRow[]).map((row) => row.json);
   const tail = `],"pagination":${stringify(pagination(request, page))}}`;
   return bytesResponse(listBytes('{"data":[', texts, tail), { contentType: JSON_TYPE });
 }
-
-/** A record as the list serves it: the proof, and its distance in a proximity query. */
-const recordOf = (row: ProofRow) =>
-  row.distance === undefined ? serializeProof(row) : { ...serializeProof(row), distance: row.distance };
 
 /**
  * One proof by uid, revoked or not (its `revoked` flag says which); an off-chain record (lib/offchain/) when no

@@ -1,3 +1,4 @@
+import { TRUNCATED_SCHEMA } from "../bounds/limits.js";
 import type { ErrorCode } from "../http/errors.js";
 import { jsonSchemaOf, PROOF_PROPERTIES } from "../proofs/properties.js";
 
@@ -112,9 +113,10 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
         description:
           "Great-circle distance in metres from `near` to the representative point: only in a list with near and radius",
       },
+      truncated: TRUNCATED_SCHEMA as unknown as Json,
     },
     "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names",
-    ["distance"],
+    ["distance", "truncated"],
   ),
   OffchainLocationRecord: closed(
     {
