@@ -23,14 +23,25 @@ import {
   releaseLease,
   type Writer,
 } from "./store/lease.js";
+import { commitQuiet } from "./store/quiet.js";
 import { rewind } from "./store/rewind.js";
 import { type AbandonedRun, abandonStaleRuns, finishRun, type RunOutcome, startRun } from "./store/runs.js";
-import { ChainMovedError, indexStream, liveUids, type SchemaOutcome, type Stage } from "./stream.js";
+import {
+  ChainMovedError,
+  indexStream,
+  type KnownSchemas,
+  liveUids,
+  type SchemaOutcome,
+  type Stage,
+} from "./stream.js";
 import { skipReason, type WriterState, writerState } from "./writer-health.js";
 
 export { ChainMovedError } from "./stream.js";
 
 export type Trigger = "cron" | "manual" | "backfill";
+
+/** Rows to delete can only belong to a schema that is off (denied, or removed): none off, no delete to try. */
+const hasOffSchemas = (schemas: KnownSchemas) => [...schemas.values()].some((s) => s.state === "off");
 
 export type ChainRunResult = RunOutcome & {
   chain: string;
@@ -171,7 +182,25 @@ export function createChainSync(deps: ChainSyncDeps) {
             const got = await tail;
             if (got) stage.tail = got;
           }
-          if (!deps.onlySchemas) {
+          const quiet = stage.tail && stage.tail.logs.length === 0 && stage.tail.toBlock === confirmedHead;
+          if (quiet && cursor !== null) {
+            // Nothing in the range for either contract: both cursors move in one commit.
+            const [from, end] = [cursor + 1, confirmedHead];
+            const grown = (size: number | null) =>
+              Math.min(options.maxRange, Math.max(size ?? options.initialRange, end - from + 1) * 2);
+            const block = await stage.block(end);
+            await commitQuiet(db, {
+              ...writerOf,
+              block: { number: end, ...block },
+              rangeSize: grown(leased.rangeSize),
+              schemaRangeSize: grown(leased.schemaRangeSize),
+            });
+            outcome.fromBlock = from;
+            outcome.toBlock = end;
+            cursor = schemaCursor = end;
+            await deps.afterCommit?.({ cursor, attestations: 0 });
+            complete = hasOffSchemas(schemas) ? await deleteRows(stage) : true;
+          } else if (!deps.onlySchemas) {
             const found = await discover(stage, schemas, {
               cursor: schemaCursor,
               rangeSize: leased.schemaRangeSize,
@@ -189,7 +218,7 @@ export function createChainSync(deps: ChainSyncDeps) {
               rangeSize: leased.rangeSize,
             });
             if (done.cursor >= from) cursor = done.cursor;
-            const deleted = await deleteRows(stage);
+            const deleted = hasOffSchemas(schemas) ? await deleteRows(stage) : true;
             complete = found.complete && done.complete && target >= confirmedHead && deleted;
           } else if (!startedBackfills) {
             // Once per engine: the backfill script's later runs continue the backfill rather than restart it.
