@@ -22,6 +22,12 @@ export const TILE_VERSION_PARAMS = {
   ),
 };
 
+/**
+ * How often the HTML map re-reads its TileJSON: with the TileJSON's shared lifetime (15 s, then 15 s stale while a
+ * cache revalidates: lib/http/route.ts) a new version reaches an open map within 60 s, one cron interval.
+ */
+export const MAP_REFRESH_SECONDS = 30;
+
 export const IMMUTABLE_CACHE_CONTROL = "public, max-age=31536000, immutable";
 export const IMMUTABLE_CDN_CACHE_CONTROL = "max-age=31536000";
 
