@@ -529,3 +529,13 @@ export const offchainRecords = pgTable(
 
 export type OffchainRecordRow = typeof offchainRecords.$inferSelect;
 export type NewOffchainRecordRow = typeof offchainRecords.$inferInsert;
+
+/**
+ * The data's version, one counter per chain (0: what belongs to no chain), moved by triggers in the transaction of
+ * every write that can change what a response shows (db/migrations/0005_data_versions.sql; lib/data-version/).
+ */
+export const dataVersions = pgTable("data_versions", {
+  chainId: integer("chain_id").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull(),
+  changedAt: timestamp("changed_at", { withTimezone: true, mode: "date" }).notNull(),
+});

@@ -1,6 +1,15 @@
 import { readingFromReplica } from "../../db/read-scope.js";
 import { statementsSent, withRequestBudget } from "../budget/request-budget.js";
 import { getConfig } from "../config.js";
+import {
+  type DataVersion,
+  etagOf,
+  lastModifiedOf,
+  notModified,
+  requestScopeVersion,
+  sameBody,
+  withDataVersion,
+} from "../data-version/version.js";
 import { htmlErrorResponse } from "../html/error-page.js";
 import { log } from "../log.js";
 import { authorizeRestricted } from "./auth.js";
@@ -30,6 +39,12 @@ export type RouteOptions = {
   access: "public" | "restricted";
   /** Public responses are CDN-cacheable unless this is false (e.g. /health must reflect the present). */
   cache?: boolean;
+  /**
+   * "data": what the route shows is a function of the indexed data (and the request): its validators come from the
+   * data's version (lib/data-version/), read before the handler, and a conditional request that has not changed is
+   * a 304 that reads the version alone. Otherwise the ETag is the hash of the body, made by running the handler.
+   */
+  validators?: "data";
 };
 
 /** One route module's declaration: its access, and a handler per method it serves (HEAD and OPTIONS are derived). */
@@ -39,8 +54,16 @@ export type RouteDeclaration = RouteOptions &
 /** What a route module exports: a handler for every method the platform dispatches. */
 export type MethodSet = Record<HttpMethod, Handler>;
 
-/** Data changes about once a minute (the sync cron), so the CDN may serve a response for 30 s, then revalidate. */
-const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revalidate=30";
+/**
+ * The shared lifetime of a public 200 whose URL carries no data version (docs/deploy.md, "What the CDN keeps"): the
+ * data changes about once a minute (the sync cron), and what a cache serves may be s-maxage + stale-while-revalidate
+ * old, so a revocation reaches every cached answer (and the map's TileJSON, which it re-reads as often) within one
+ * cron interval. Browsers revalidate every time (max-age=0), which a version-keyed answer makes a 304.
+ * CDN-Cache-Control (RFC 9213) says the same to the CDNs that read it (Vercel's, Cloudflare, Fastly): Vercel strips
+ * s-maxage from what it passes on, and a targeted field keeps the CDN's lifetime explicit whatever else is set.
+ */
+export const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=15, stale-while-revalidate=15";
+export const PUBLIC_CDN_CACHE_CONTROL = "max-age=15, stale-while-revalidate=15";
 
 /**
  * Builds a route module's whole method set from one declaration, so a deployment answers every method itself
@@ -49,12 +72,12 @@ const PUBLIC_CACHE_CONTROL = "public, max-age=0, s-maxage=30, stale-while-revali
  * with `Allow` for the rest. Usage: `export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({…})`.
  */
 export function route(declaration: RouteDeclaration): MethodSet {
-  const { access, cache } = declaration;
+  const { access, cache, validators } = declaration;
   const get = declaration.GET;
   const allow = HTTP_METHODS.filter((m) =>
     m === "HEAD" ? !!get : m === "OPTIONS" ? access === "public" : !!declaration[m],
   );
-  const options: Options = { access, cache, cors: corsHeaders(allow) };
+  const options: Options = { access, cache, validators, cors: corsHeaders(allow) };
   const handlers: Partial<Record<HttpMethod, Handler>> = {};
   for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
     const handler = declaration[method];
@@ -120,7 +143,11 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
       // The public reads go to a read replica when there is one (db/read-scope.ts); everything else to the primary.
       response =
         options.access === "public" && (request.method === "GET" || request.method === "HEAD")
-          ? await readingFromReplica(trustedClientIp(request, getConfig()), () => handler(request))
+          ? await readingFromReplica(trustedClientIp(request, getConfig()), () =>
+              options.validators === "data" && options.cache !== false
+                ? versioned(request, handler)
+                : handler(request),
+            )
           : await handler(request);
     } catch (error) {
       response = errorResponse(error, request);
@@ -137,6 +164,38 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
     });
     return response;
   }
+}
+
+/**
+ * A route whose validators come from the data's version: the version first (the request's replica, before any row,
+ * so its rows are at least that new), then a 304 from it alone when the client holds it, else the handler knowing it.
+ */
+async function versioned(request: Request, handler: Handler): Promise<Response> {
+  const version = await requestScopeVersion(request);
+  const held = notModified(request, version);
+  if (held) {
+    const headers = new Headers();
+    setValidators(request, headers, version);
+    headers.set("etag", held);
+    return new Response(null, { status: 304, headers });
+  }
+  const response = await withDataVersion(version, () => handler(request));
+  if (response.status !== 200) return response;
+  setValidators(request, response.headers, version, response.headers.get("etag"));
+  if (!sameBody(request, response.headers.get("etag")!)) return response;
+  response.headers.delete("content-length");
+  return new Response(null, { status: 304, headers: response.headers });
+}
+
+function setValidators(
+  request: Request,
+  headers: Headers,
+  version: DataVersion,
+  bodyTag?: string | null,
+): void {
+  headers.set("etag", etagOf(request, version, bodyTag));
+  const modified = lastModifiedOf(version);
+  if (modified) headers.set("last-modified", modified.toUTCString());
 }
 
 /** The request budget, or none when the configuration cannot be read (that error is the response's to report). */
@@ -160,16 +219,20 @@ function finish(
   const headers = response.headers;
   for (const [key, value] of Object.entries(extraHeaders)) headers.set(key, value);
   withSecurityHeaders(headers);
+  const read = request.method === "GET" || request.method === "HEAD";
+  // A 304 of a versioned route (answered from the data's version alone) keeps the headers its 200 would have.
   const cacheable =
     options.access === "public" &&
     options.cache !== false &&
-    (request.method === "GET" || request.method === "HEAD") &&
-    response.status === 200;
+    read &&
+    (response.status === 200 || (response.status === 304 && options.validators === "data"));
   if (options.access === "public") {
     for (const [key, value] of Object.entries(options.cors)) headers.set(key, value);
   }
-  if (!headers.has("cache-control"))
+  if (!headers.has("cache-control")) {
     headers.set("cache-control", cacheable ? PUBLIC_CACHE_CONTROL : "no-store");
+    if (cacheable) headers.set("cdn-cache-control", PUBLIC_CDN_CACHE_CONTROL);
+  }
   if (cacheable) {
     // Absolute links follow the forwarded headers unless PUBLIC_BASE_URL is set (lib/http/links.ts): a cache must
     // then key on them too, or one client's forged X-Forwarded-Host would be served to everyone.
@@ -177,6 +240,7 @@ function finish(
       "vary",
       getConfig().publicBaseUrl ? "Accept" : "Accept, X-Forwarded-Host, X-Forwarded-Proto",
     );
+    if (response.status === 304) return response;
     const etag = headers.get("etag");
     if (etag && matchesEtag(request.headers.get("if-none-match"), etag)) {
       // The 200's length would describe a body this answer does not have (a weak match may differ in it).
@@ -185,6 +249,7 @@ function finish(
     }
   } else {
     headers.delete("etag");
+    headers.delete("last-modified");
   }
   return response;
 }

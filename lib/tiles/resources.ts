@@ -1,4 +1,9 @@
 import { getDb } from "../../db/client.js";
+import {
+  IMMUTABLE_CACHE_CONTROL,
+  IMMUTABLE_CDN_CACHE_CONTROL,
+  tileCacheControl,
+} from "../data-version/tile-version.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl } from "../http/links.js";
 import { bytesResponse } from "../http/respond.js";
@@ -16,14 +21,15 @@ import { selfAndAlternate, tilesetDocument, tilesetsDocument } from "./tileset.j
 /** The tile resources as responses: the one call each tile route makes after parsing its query. */
 
 /**
- * GET …/tiles/WebMercatorQuad/{z}/{x}/{y}: the tile as MVT, with a strong ETag of its bytes (so it changes exactly
- * when its content does) and the public caching of every GET. A tile without proofs is a 200 too, an MVT whose
+ * GET …/tiles/WebMercatorQuad/{z}/{x}/{y}: the tile as MVT, with the validators of the data's version and the
+ * public caching of every GET; at a `v` (a version-keyed URL), kept forever (lib/data-version/tile-version.ts). A tile without proofs is a 200 too, an MVT whose
  * layers hold no features: as cacheable as any other.
  */
 export async function tileResource(
   request: Request,
   q: TileQuery,
   collection: Collection,
+  version?: string,
 ): Promise<Response> {
   const address = tileAddressOf(request);
   const content = await tileContent(await getDb(), address, itemsFilter(q, collection));
@@ -34,9 +40,15 @@ export async function tileResource(
     features: content.kind === "points" ? content.points.length : content.clusters.length,
     bytes: tile.byteLength,
   });
-  return bytesResponse(Buffer.from(tile.buffer as ArrayBuffer, tile.byteOffset, tile.byteLength), {
+  const response = bytesResponse(Buffer.from(tile.buffer as ArrayBuffer, tile.byteOffset, tile.byteLength), {
     contentType: MEDIA.mvt,
   });
+  const cacheControl = tileCacheControl(version);
+  if (cacheControl) response.headers.set("cache-control", cacheControl);
+  // Vercel's CDN keeps a function's answer for what s-maxage or CDN-Cache-Control say, not max-age alone.
+  if (cacheControl === IMMUTABLE_CACHE_CONTROL)
+    response.headers.set("cdn-cache-control", IMMUTABLE_CDN_CACHE_CONTROL);
+  return response;
 }
 
 export const tilesetsResource = (request: Request, format: Format, collection: Collection) =>

@@ -1,3 +1,4 @@
+import { tileVersion } from "../data-version/tile-version.js";
 import type { Format } from "../http/format.js";
 import { absoluteUrl, linkWith } from "../http/links.js";
 import { mapLinks } from "../maps/links.js";
@@ -28,11 +29,14 @@ const filtered = (request: Request, path: string, set: Record<string, string | u
   linkWith(request, path, { f: undefined, ...set }, ["f", ...TILE_ROUTE_PARAMS]);
 
 /**
- * The tile URL template, with the request's filter parameters: the tileset's URL with the template's segments
- * joined as text (a URL parser would percent-encode their braces).
+ * The tile URL template, with the request's filter parameters and the data version: the tileset's URL with the
+ * template's segments joined as text (a URL parser would percent-encode their braces).
  */
 export function tileTemplate(request: Request, collection: Collection): string {
-  const [path = "", query] = filtered(request, PATHS.tileset(collection.id, WEB_MERCATOR_QUAD)).split("?");
+  // The data version the tiles are of (lib/data-version/tile-version.ts): the URLs change when the data does.
+  const [path = "", query] = filtered(request, PATHS.tileset(collection.id, WEB_MERCATOR_QUAD), {
+    v: tileVersion(),
+  }).split("?");
   const template = PATHS.tile(collection.id, WEB_MERCATOR_QUAD).slice(
     PATHS.tileset(collection.id, WEB_MERCATOR_QUAD).length,
   );

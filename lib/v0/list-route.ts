@@ -11,5 +11,6 @@ import { listResource } from "./location-proofs.js";
  */
 export const LIST_ROUTE: RouteDeclaration = {
   access: "public",
+  validators: "data",
   GET: async (request) => listResource(request, parseQuery(request, LIST_PARAMS)),
 };

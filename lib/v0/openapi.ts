@@ -292,7 +292,7 @@ export function nativeOpenApiDocument(request: Request) {
       description: [
         "JSON by default; `/` and the list answer a web page to a browser (`Accept` preferring text/html, or `f=html`).",
         "Every error is one object: `{ error, code, message, description, parameter? }`. Unknown or repeated query parameters are a 400; a path that does not exist is a 404 `Cannot GET <path>`; a method a path does not offer is a 405 with `Allow`. HEAD answers as GET without a body; OPTIONS is the CORS preflight (204).",
-        "Public GET responses are cacheable for 30 s at a CDN and carry a strong ETag (If-None-Match → 304); errors and /health are no-store. CORS allows any origin.",
+        "Public GET responses are cacheable for 15 s at a CDN (then 15 s more while it revalidates) and carry an ETag; the lists and the proofs take theirs from the data's version, so an If-None-Match (or If-Modified-Since) that still holds is a 304 that reads nothing else; errors and /health are no-store. CORS allows any origin.",
         `The OGC API - Features interface describes itself: [its OpenAPI 3.0 document](${base}/api/ogc/api), rendered at [its API page](${base}/api/ogc/api?f=html).`,
         `GraphQL over the same proofs, with the list's filters: [${base}/graphql](${base}/graphql) (GET and POST, GraphQL over HTTP; GraphiQL for a browser; the schema by introspection).`,
         `For AI agents, the Model Context Protocol: [${base}/mcp](${base}/mcp) (POST, Streamable HTTP, stateless), whose tools search the proofs with this list's filters, fetch one, read the statistics and the configured networks, answering as the endpoints below do.`,
@@ -395,12 +395,13 @@ export function nativeOpenApiDocument(request: Request) {
       headers: {
         "Cache-Control": {
           description:
-            "public, max-age=0, s-maxage=30, stale-while-revalidate=30 on public 200s; no-store on errors and /health",
+            "public, max-age=0, s-maxage=15, stale-while-revalidate=15 on public 200s (with CDN-Cache-Control: max-age=15, stale-while-revalidate=15); public, max-age=31536000, immutable on a tile whose URL carries the data version v; no-store on errors and /health",
           required: true,
           schema: { type: "string" },
         },
         ETag: {
-          description: "A strong validator of the body; send it back in If-None-Match",
+          description:
+            "A validator of the response (on the lists and the proofs: the data's version, the representation and the body); send it back in If-None-Match",
           required: true,
           schema: { type: "string" },
         },

@@ -14,6 +14,7 @@ import { getLocationProof } from "./location-proofs.js";
  */
 export const PROOF_ROUTE: RouteDeclaration = {
   access: "public",
+  validators: "data",
   GET: async (request) => {
     parseQuery(request, {}, { routeParams: ["uid"] });
     const uid = v.safeParse(uidParam, routeParam(request, "uid"));

@@ -26,7 +26,11 @@ describe("TileJSON", () => {
     const validate = new Ajv({ strict: false, allErrors: true }).compile(tileJsonSchema);
     expect(validate(res.body), JSON.stringify(validate.errors)).toBe(true);
     expect(res.body.tilejson).toBe("3.0.0");
-    expect(res.body.tiles).toEqual([`${TEST_BASE}${BASE}/tiles/WebMercatorQuad/{z}/{x}/{y}?chain=base`]);
+    // The tile URLs carry the data version (lib/data-version/tile-version.ts).
+    expect(res.body.tiles).toHaveLength(1);
+    const [template, version] = res.body.tiles[0].split("&v=");
+    expect(template).toBe(`${TEST_BASE}${BASE}/tiles/WebMercatorQuad/{z}/{x}/{y}?chain=base`);
+    expect(version).toMatch(/^[1-9]\d*$/);
     expect(res.body.vector_layers.map((l: { id: string }) => l.id)).toEqual([
       "location-proofs",
       "location-proof-clusters",

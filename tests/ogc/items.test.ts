@@ -533,8 +533,9 @@ describe("items: HTML", () => {
     )![1]!;
     const config = JSON.parse(block);
     // The tiles take the filters (chain), never what pages or orders a list, nor bbox (the map starts there).
-    expect(config.tiles).toBe(
-      "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad/{z}/{x}/{y}?chain=sepolia",
+    // Then the data version they are of (lib/data-version/tile-version.ts).
+    expect(config.tiles).toMatch(
+      /^\/api\/ogc\/collections\/location-proofs\/tiles\/WebMercatorQuad\/\{z\}\/\{x\}\/\{y\}\?chain=sepolia&v=[1-9]\d*$/,
     );
     expect(config.bounds).toEqual([
       [-10, 35],

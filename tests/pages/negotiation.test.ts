@@ -47,7 +47,7 @@ describe("the root and the native list: JSON for API clients, HTML for a browser
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
       expect(res.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self'/);
       expect(res.headers.get("vary")).toMatch(/\bAccept\b/);
-      expect(res.headers.get("cache-control")).toMatch(/s-maxage=30/);
+      expect(res.headers.get("cache-control")).toMatch(/s-maxage=15/);
       expect(await res.text()).toMatch(/^<!doctype html>/);
     }
     const json = await fetchAs(`${path}?f=json`, BROWSER);

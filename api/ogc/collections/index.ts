@@ -6,6 +6,7 @@ import { collectionsResource } from "../../../lib/ogc/resources.js";
 // GET /api/ogc/collections: the collections (one: location-proofs).
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
+  validators: "data",
   GET: async (request) =>
     collectionsResource(request, negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f)),
 });

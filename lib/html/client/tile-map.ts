@@ -26,6 +26,8 @@ type TileMapConfig = {
   layers: { points: string; clusters: string };
   basemap?: { url: string; attribution: string };
   bounds?: maplibregl.LngLatBoundsLike;
+  /** how often the map re-reads its TileJSON, whose tile URLs carry the data version (lib/data-version/) */
+  refreshSeconds?: number;
 };
 
 const el = document.getElementById("map");
@@ -105,6 +107,7 @@ function start(el: HTMLElement, config: TileMapConfig, sheet: maplibregl.StyleSp
         .join(","),
     );
     drawOutlines(map, config);
+    followVersion(map, sheet, config);
   });
   map.on("idle", () => {
     const points = map.queryRenderedFeatures({ layers: ["points"] });
@@ -250,4 +253,27 @@ function drawOutlines(map: maplibregl.Map, config: TileMapConfig) {
   map.on("zoomend", () => {
     if (map.getZoom() >= 4) load("countries-50m.json");
   });
+}
+
+/**
+ * The tile URLs carry the data version, and caches keep them forever (lib/data-version/tile-version.ts): the map
+ * re-reads its TileJSON (short-lived at the caches) every refreshSeconds and, when the sync has written since, draws
+ * the tiles of the new version, so a revocation reaches an open map within one cron interval.
+ */
+function followVersion(map: maplibregl.Map, sheet: maplibregl.StyleSpecification, config: TileMapConfig) {
+  const source = sheet.sources.proofs as { url?: string } | undefined;
+  if (!source?.url || !config.refreshSeconds) return;
+  let tiles: string | undefined;
+  setInterval(() => {
+    fetch(source.url!)
+      .then((r) => (r.ok ? r.json() : undefined))
+      .then((doc: { tiles?: string[] } | undefined) => {
+        const next = doc?.tiles?.[0];
+        if (!next) return;
+        if (tiles !== undefined && next !== tiles)
+          (map.getSource("proofs") as maplibregl.VectorTileSource | undefined)?.setTiles([next]);
+        tiles = next;
+      })
+      .catch(() => undefined);
+  }, config.refreshSeconds * 1000);
 }

@@ -1,5 +1,6 @@
 import { syncedNetworks } from "../../chains/registry.js";
 import { getConfig } from "../../config.js";
+import { MAP_REFRESH_SECONDS } from "../../data-version/tile-version.js";
 import { escapeHtml as e, jsonBlock } from "../../html/escape.js";
 import { assetPath, type Crumb, mapSection, page, SITE_PATHS } from "../../html/layout.js";
 import { humanTime, linkList, pager, proofTable, shortHex, summaryOf, timeCell } from "../../html/parts.js";
@@ -237,6 +238,7 @@ ${jsonBlock("tile-map-config", {
   itemPath: `${PATHS.items(collection.id)}/`,
   assets: assetPath(""),
   basemap: tiles ? { url: tiles.url, attribution: tiles.attribution } : null,
+  refreshSeconds: MAP_REFRESH_SECONDS,
   bounds:
     box && typeof box !== "string" && box.minLon <= box.maxLon
       ? [

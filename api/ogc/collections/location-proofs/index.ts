@@ -7,6 +7,7 @@ import { COLLECTIONS } from "../../../../lib/ogc/vocabulary.js";
 // GET /api/ogc/collections/location-proofs: metadata with the extent computed from the data.
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
+  validators: "data",
   GET: async (request) => {
     const format = negotiateFormat(request, parseQuery(request, FORMAT_ONLY).f);
     return collectionResource(request, format, COLLECTIONS["location-proofs"]);

@@ -8,6 +8,7 @@ import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 // GET /api/ogc/collections/location-proof-shapes/items/{uid} (vercel.json rewrites the path here with ?uid=).
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
+  validators: "data",
   GET: async (request) => {
     const q = parseQuery(request, ITEM_PARAMS, { routeParams: ["uid"] });
     const encoding = featureEncoding(request, q.f, q.profile);

@@ -8,6 +8,7 @@ import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 // GET /api/ogc/collections/location-proof-shapes/items: a page of GeoJSON or JSON-FG features (or the HTML map).
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
+  validators: "data",
   GET: async (request) => {
     const q = parseQuery(request, ITEMS_PARAMS);
     return itemsResource(

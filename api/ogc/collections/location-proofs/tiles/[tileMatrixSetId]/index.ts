@@ -9,6 +9,7 @@ import { TILESET_PARAMS } from "../../../../../../lib/tiles/tile-params.js";
 // the tileset metadata with the tile URL template.
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
+  validators: "data",
   GET: async (request) => {
     const { f } = parseQuery(request, TILESET_PARAMS, { routeParams: ["tileMatrixSetId"] });
     return tilesetResource(request, negotiateFormat(request, f), COLLECTIONS["location-proofs"]);

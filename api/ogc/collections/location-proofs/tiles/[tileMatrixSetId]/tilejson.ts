@@ -8,6 +8,7 @@ import { TILE_PARAMS } from "../../../../../../lib/tiles/tile-params.js";
 // the id): the tileset as TileJSON 3.0.0, for web maps.
 export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
   access: "public",
+  validators: "data",
   GET: async (request) => {
     parseQuery(request, TILE_PARAMS, { routeParams: ["tileMatrixSetId"] });
     return tileJsonResource(request, COLLECTIONS["location-proofs"]);

@@ -1,0 +1,161 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { type Db, getDb, queryRows } from "../../db/client.js";
+import { CHAIN_DEFINITIONS } from "../chains/registry.js";
+import { getConfig } from "../config.js";
+import { requestUrl } from "../http/request-url.js";
+import { VERSION } from "../version.js";
+
+/*
+ * The data's version: what changes when, and only when, what a data response shows can change. The database keeps
+ * it (table data_versions, db/migrations/0005_data_versions.sql): one counter per chain, moved by statement triggers
+ * in the transaction of every write of proof rows (a sync batch, a revocation, a reorg's rewind, a re-decoding, a
+ * deletion, the loader) and of every schema decision; chain 0 holds what belongs to no chain. A writer the triggers
+ * do not see (an off-chain publication) calls bumpDataVersion in its own transaction.
+ *
+ * The version of a request is the sum of the counters of its scope: every chain (plus chain 0), or one chain (plus
+ * chain 0) when the request's `chain` filter names exactly one. The sum grows with every commit that moves one of
+ * its counters, in whatever order concurrent writers commit.
+ *
+ * Replicas: the version is read with the request's own database handle, inside its read scope (db/read-scope.ts),
+ * and before the handler reads any row. A replica's replay only moves forward, so the rows a response shows are at
+ * least as new as the version its validators name: a client never holds a version newer than its rows (it may hold
+ * rows newer than their version, which costs it one 200 more, never a stale 304).
+ */
+
+export type DataVersion = {
+  /** the sum of the scope's counters, as decimal digits */
+  version: string;
+  /** the scope's last change and the database's clock, in seconds since the epoch */
+  changedAt: number | undefined;
+  now: number;
+};
+
+/** Writers the triggers do not cover (an off-chain publication): moves the versions of `chainIds` (0: no chain). */
+export async function bumpDataVersion(db: Db, chainIds: readonly number[] = [0]): Promise<void> {
+  const list = sql.join(
+    chainIds.map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+  await db.execute(sql`select bump_data_version(array[${list}]::int[])`);
+}
+
+/** The version of a scope (one chain and chain 0, or everything when `chainId` is undefined): one statement. */
+export async function readDataVersion(db: Db, chainId?: number): Promise<DataVersion> {
+  const where = chainId === undefined ? sql`` : sql`where chain_id in (0, ${chainId}::int)`;
+  const [row] = await queryRows<{ version: string | null; changed: number | null; now: number }>(
+    db,
+    sql`select coalesce(sum(version), 0)::text as version, extract(epoch from max(changed_at))::float8 as changed,
+               extract(epoch from now())::float8 as now
+          from data_versions ${where}`,
+  );
+  return {
+    version: row?.version ?? "0",
+    changedAt: row?.changed == null ? undefined : Number(row.changed),
+    now: Number(row?.now ?? Date.now() / 1000),
+  };
+}
+
+const CHAIN_IDS = new Map(CHAIN_DEFINITIONS.map((c) => [c.name, c.chainId]));
+
+/** The chain whose version a request's data depends on: its `chain` filter when that names exactly one chain. */
+export function chainScopeOf(request: Request): number | undefined {
+  const chains = requestUrl(request).searchParams.getAll("chain");
+  if (chains.length !== 1) return undefined;
+  const names = chains[0]!.split(",").map((s) => s.trim());
+  return names.length === 1 ? CHAIN_IDS.get(names[0]!) : undefined;
+}
+
+/** The version of a request's scope, read from the request's database (its replica, inside its read scope). */
+export const requestScopeVersion = async (request: Request): Promise<DataVersion> =>
+  readDataVersion(await getDb(), chainScopeOf(request));
+
+const current = new AsyncLocalStorage<DataVersion>();
+
+/** Runs a versioned request's handler knowing its version (tile URLs carry it: lib/tiles/tileset.ts). */
+export const withDataVersion = <T>(version: DataVersion, work: () => Promise<T>): Promise<T> =>
+  current.run(version, work);
+
+/** The version the current request read before its rows, or undefined outside a versioned request. */
+export const requestDataVersion = (): DataVersion | undefined => current.getStore();
+
+/**
+ * What else a response depends on than the data: the URL, the deployment (its code), the representation chosen, and
+ * the UTC day.
+ */
+function variantOf(request: Request): string {
+  const h = request.headers;
+  const parts = [
+    process.env.VERCEL_DEPLOYMENT_ID ?? process.env.VERCEL_GIT_COMMIT_SHA ?? VERSION,
+    // The resource: an ETag holds for its own URL only (so a bad request is never a 304 of another URL's ETag).
+    requestUrl(request).pathname + requestUrl(request).search,
+    h.get("accept") ?? "",
+    // The HTML pages' time filters are whole UTC days up to today (lib/ogc/html/views.ts).
+    new Date().toISOString().slice(0, 10),
+    // Absolute links follow the forwarded headers unless PUBLIC_BASE_URL is set (lib/http/links.ts).
+    getConfig().publicBaseUrl ? "" : `${h.get("x-forwarded-host") ?? ""} ${h.get("x-forwarded-proto") ?? ""}`,
+  ];
+  return createHash("sha1").update(parts.join("\n")).digest("base64url").slice(0, 12);
+}
+
+/**
+ * The ETag: the version, the representation, then the ETag of the body when the handler made one (its strength is
+ * the ETag's). A conditional request naming this version is a 304 before any row is read (notModified); one naming
+ * an older version whose body has not changed (a tile far from the new proofs) is a 304 once the body is made
+ * (sameBody). Without a body's ETag the ETag is weak: two 200s of one version may differ in bytes (an OGC page's
+ * timeStamp) while saying the same thing.
+ */
+export function etagOf(request: Request, v: DataVersion, bodyTag?: string | null): string {
+  const body = bodyTag?.replace(/^W\//, "").replace(/^"|"$/g, "");
+  const weak = !body || bodyTag!.startsWith("W/");
+  return `${weak ? "W/" : ""}"${v.version}-${variantOf(request)}${body ? `-${body}` : ""}"`;
+}
+
+/** The entity tags of an If-None-Match, without W/ and quotes. */
+const tagsOf = (inm: string) => inm.split(",").map((t) => t.trim().replace(/^W\//, "").replace(/^"|"$/g, ""));
+
+/**
+ * Last-Modified: the second after the scope's last change, so an If-Modified-Since of it is later than that change
+ * (HTTP dates have whole seconds). Sent only when that second is over a second ago by the database's clock: a later
+ * change could then still be given a time within the second the client was told.
+ */
+export function lastModifiedOf(v: DataVersion): Date | undefined {
+  if (v.changedAt === undefined) return undefined;
+  const second = Math.floor(v.changedAt) + 1;
+  return second <= v.now - 1 ? new Date(second * 1000) : undefined;
+}
+
+/**
+ * Whether a conditional GET or HEAD can be answered 304 from the version alone, and the ETag that 304 carries:
+ * If-None-Match holds an ETag of this version and representation (weak comparison, RFC 9110 13.1.2), which the 304
+ * gives back as it came (its body's part is the client's to keep); without If-None-Match, If-Modified-Since is a
+ * valid date, not in the future, and the scope has not changed since (RFC 9110 13.1.3).
+ */
+export function notModified(request: Request, v: DataVersion): string | undefined {
+  const inm = request.headers.get("if-none-match");
+  if (inm !== null) {
+    const prefix = `${v.version}-${variantOf(request)}`;
+    const held = inm
+      .split(",")
+      .map((t) => t.trim())
+      .find((t) => {
+        const bare = t.replace(/^W\//, "").replace(/^"|"$/g, "");
+        return bare === prefix || bare.startsWith(`${prefix}-`);
+      });
+    // `*` is left to the handler: only an answer that exists may be a 304 (a bad request is its 400).
+    return held;
+  }
+  const ims = request.headers.get("if-modified-since");
+  if (ims === null || v.changedAt === undefined) return undefined;
+  const since = Date.parse(ims) / 1000;
+  return Number.isFinite(since) && since <= v.now && v.changedAt < since ? etagOf(request, v) : undefined;
+}
+
+/** Whether If-None-Match holds an ETag of another version whose representation and body are this one's. */
+export function sameBody(request: Request, etag: string): boolean {
+  const inm = request.headers.get("if-none-match");
+  const [, rest] = tagsOf(etag)[0]!.split(/-(.*)/s);
+  if (inm === null || !rest?.includes("-")) return false;
+  return tagsOf(inm).some((t) => t.split(/-(.*)/s)[1] === rest);
+}
