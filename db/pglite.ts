@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
+import { postgis } from "@electric-sql/pglite-postgis";
 import { drizzle } from "drizzle-orm/pglite";
 import { type Db, type DbHandle, STATEMENT_HOOK } from "./client.js";
 import * as schema from "./schema.js";
@@ -13,7 +14,10 @@ import * as schema from "./schema.js";
 export async function openPglite(
   options: { dataDir?: string; loadDataDir?: Blob | File } = {},
 ): Promise<DbHandle & { client: PGlite }> {
+  // PostGIS (migration 0006 creates the extension) must be loaded at every open, the restored template's included.
+  // @electric-sql/pglite-postgis is built for one PGlite version: package.json pins the pair (docs/development.md).
   const client = await PGlite.create({
+    extensions: { postgis },
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

@@ -45,6 +45,7 @@ const LOCAL_STORE_STUB = `export function createClient() {
 /** Local-only drivers and tools: never in a deployed function. */
 const NEVER = [
   "node_modules/@electric-sql/pglite/",
+  "node_modules/@electric-sql/pglite-postgis/",
   "lib/local/",
   "lib/devnet/",
   "node_modules/drizzle-kit/",

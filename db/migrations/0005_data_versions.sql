@@ -81,3 +81,14 @@ CREATE TRIGGER data_version_schemas_update AFTER UPDATE ON chain_schemas REFEREN
 --> statement-breakpoint
 CREATE TRIGGER data_version_schemas_delete AFTER DELETE ON chain_schemas REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION data_version_after_schemas();
+--> statement-breakpoint
+-- An off-chain publication (lib/offchain/), and an operator's removal of one, move the version of the chain its
+-- signature names, as a write of proof rows does.
+CREATE TRIGGER data_version_offchain_insert AFTER INSERT ON offchain_records REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION data_version_after_rows();
+--> statement-breakpoint
+CREATE TRIGGER data_version_offchain_update AFTER UPDATE ON offchain_records REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION data_version_after_rows();
+--> statement-breakpoint
+CREATE TRIGGER data_version_offchain_delete AFTER DELETE ON offchain_records REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION data_version_after_rows();

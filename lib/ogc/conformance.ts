@@ -6,10 +6,10 @@ import { hrefFor, ogcResponse } from "./respond.js";
  * The conformance classes this service implements fully, and no others (never an invented URI). Part 3
  * (Filtering) and CQL2 classes are declared only where every requirement holds on both collections (lib/ogc/cql2/,
  * tested against an independent evaluator, the standard's examples and its schema): both encodings, basic CQL2,
- * advanced comparison, case- and accent-insensitive comparison, temporal and array functions, property-property
- * and arithmetic. Not declared: the spatial function classes (basic-spatial-functions too: on
- * location-proof-shapes, S_INTERSECTS tests lines and polygons by their bounding box, and only S_INTERSECTS and
- * S_DISJOINT are served), `functions` (no custom functions are served), and queryables as query parameters (only
+ * advanced comparison, case- and accent-insensitive comparison, temporal and array functions, property-property,
+ * arithmetic, and the spatial functions (basic, plus, and all of them: exact on every geometry of both collections
+ * through PostGIS, lib/ogc/cql2/spatial.ts), each also checked against the standard's test annex
+ * (tests/ogc/cql2-annex.test.ts). Not declared: `functions` (no custom functions are served), and queryables as query parameters (only
  * chain, prover and subject are).
  *
  * OGC API - Features - Part 2 (lib/crs/): `crs` on items and single items, `bbox-crs`, Content-Crs, each collection's
@@ -47,6 +47,9 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/cql2/1.0/conf/array-functions",
   "http://www.opengis.net/spec/cql2/1.0/conf/property-property",
   "http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
+  "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+  "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
+  "http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
   "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/core",
   "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tileset",
   "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",

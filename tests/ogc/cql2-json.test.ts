@@ -156,7 +156,7 @@ describe("CQL2 errors say where, in both encodings", () => {
     ["cql2-text", "chain = 'a' AND colour = 1", /unknown property 'colour'/, "character 17"],
     ["cql2-text", "S_INTERSECTS(geometry, POLYGON((0 0, 1 0, 1 1, 0 1)))", /must be closed/, "character 24"],
     ["cql2-text", "T_AFTER(event_timestamp)", /expected ','/, "character 24"],
-    ["cql2-text", "S_CROSSES(geometry, POINT(0 0))", /not supported/, "character 1"],
+    ["cql2-text", "S_CROSSES(geometry, POLYGON((0 0, 1 0, 0 0)))", /at least 4 positions/, "character 21"],
   ];
   it.each(cases)("%s %s", async (lang, filter, reason, where) => {
     const res = await app.get(`${ITEMS}?filter-lang=${lang}&filter=${encodeURIComponent(filter)}`);

@@ -15,6 +15,8 @@ export type QueryableType =
   | "number"
   | "boolean"
   | "timestamp"
+  /** a calendar day: its SQL is the day's first instant (timestamptz, UTC); compared and related as the whole day */
+  | "date"
   /** an array of strings (JSON array in jsonb) */
   | "strings"
   | "geometry";

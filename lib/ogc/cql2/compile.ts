@@ -98,8 +98,9 @@ class Compiler {
       }
       case "in": {
         const type = this.typeOf(e.value);
-        if (type === "boolean" || type === "strings" || type === "geometry")
-          fail(`IN needs a string, number or time value; this one is ${type}`, e.value);
+        // Booleans too: the standard's test annex has `boolean IN (true)`.
+        if (type === "strings" || type === "geometry")
+          fail(`IN needs a string, number, boolean or time value; this one is ${type}`, e.value);
         for (const item of e.list) {
           if (type === "timestamp" && item.kind === "date")
             fail("IN lists of a time take TIMESTAMP literals, not DATE", item);
@@ -394,8 +395,11 @@ class Compiler {
           return side === "start" ? sqlTimestamp(e.start) : dayEnd(e);
         case "property": {
           const q = this.lookup(e.name, e);
-          if (q.type !== "timestamp") fail(`'${e.name}' is not a temporal property`, e);
-          return q.sql;
+          if (q.type !== "timestamp" && q.type !== "date") fail(`'${e.name}' is not a temporal property`, e);
+          // A date property is its whole UTC day, as a DATE literal is (its SQL is the day's first instant).
+          return q.type === "date" && side === "end"
+            ? sql`(${q.sql} + interval '1 day' - interval '1 microsecond')`
+            : q.sql;
         }
       }
     };

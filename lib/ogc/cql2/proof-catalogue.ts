@@ -3,8 +3,9 @@ import { locationProofs as p } from "../../../db/schema.js";
 import { bboxCondition, type SpatialTarget } from "../../proofs/filter.js";
 import { type PropertyType, proofProperty, QUERYABLE_PROPERTIES } from "../../proofs/properties.js";
 import { GEOMETRY_QUERYABLE } from "../vocabulary.js";
-import type { BboxLit, GeometryLit, PolygonLit, Position, SpatialOp } from "./ast.js";
+import type { BboxLit, GeometryLit, PolygonLit, SpatialOp } from "./ast.js";
 import type { Catalogue, Queryable, QueryableType } from "./catalogue.js";
+import { literalBounds, planarPredicate, unwrappedPredicate } from "./spatial.js";
 
 const CQL2_TYPE: Partial<Record<PropertyType, QueryableType>> = {
   string: "string",
@@ -35,72 +36,80 @@ export function proofCatalogue(target: SpatialTarget): Catalogue {
   };
 }
 
+/** The shape as PostGIS reads it (migration 0006's generated column, GiST-indexed; not in db/schema.ts, so no
+ * select list fetches it). */
+const SHAPE = sql`"location_proofs"."shape"`;
+/** The representative point as a PostGIS point (null without coordinates). */
+const POINT = sql`ST_SetSRID(ST_MakePoint(${p.longitude}, ${p.latitude}), 4326)`;
+
 /**
- * S_INTERSECTS and S_DISJOINT (its negation: where the feature has no geometry both are unknown). Exact for points
- * (every feature of location-proofs, the point proofs of location-proof-shapes): the GiST index narrows to the
- * literal's box, then the point is tested in the polygon (on its boundary included, in no hole). A line or polygon
- * of location-proof-shapes is tested by its bounding box. The other spatial functions are refused (400) rather
- * than answered approximately. A POLYGON is read in the plane of longitude and latitude (PostGIS's reading): a ring
- * from 170 to -170 spans 340°, not the 20° across the antimeridian; a BBOX with west > east crosses it.
+ * The spatial functions. On location-proof-shapes, every predicate is PostGIS's on the stored shape (lines,
+ * polygons with holes, multi-geometries and collections alike; spatial.ts says how a shape across the antimeridian
+ * is read). On location-proofs, whose features are points, S_INTERSECTS and S_DISJOINT (its negation: where the
+ * feature has no geometry both are unknown) keep the point path, exact and faster than a geometry per row: the GiST
+ * index on the bounds narrows to the literal's box, then the point is tested in the polygon (on its boundary
+ * included, in no hole). The other predicates narrow the same way, then PostGIS decides on the point.
  */
 function spatial(op: SpatialOp, literal: BboxLit | GeometryLit, target: SpatialTarget): SQL | string {
-  if (op !== "s_intersects" && op !== "s_disjoint")
-    return `${op.toUpperCase()} is not supported on this collection (S_INTERSECTS and S_DISJOINT are)`;
-  const intersects = intersection(literal, target);
-  if (typeof intersects === "string") return intersects;
+  if (target === "bounds")
+    return unwrappedPredicate(op, SHAPE, { west: sql`${p.minLon}`, east: sql`${p.maxLon}` }, literal);
+  // A line literal has no point path: PostGIS decides on the point, after the same narrowing.
+  if ((op !== "s_intersects" && op !== "s_disjoint") || hasLine(literal)) {
+    const exact = planarPredicate(op, POINT, literal);
+    const b = literalBounds(literal);
+    if (!b) return exact;
+    const [minLon, minLat, maxLon, maxLat] = b;
+    // S_DISJOINT holds outside the box too: it is NOT S_INTERSECTS, narrowed inside.
+    if (op === "s_disjoint") {
+      const inBox = bboxCondition({ minLon, minLat, maxLon, maxLat }, target);
+      return sql`(not (${inBox} and ${planarPredicate("s_intersects", POINT, literal)}))`;
+    }
+    return sql`(${bboxCondition({ minLon, minLat, maxLon, maxLat }, target)} and ${exact})`;
+  }
+  const intersects = intersection(literal);
   return op === "s_intersects" ? intersects : sql`(not ${intersects})`;
 }
 
-function intersection(literal: BboxLit | GeometryLit, target: SpatialTarget): SQL | string {
-  const any = (parts: (SQL | string)[]): SQL | string => {
-    const reason = parts.find((x) => typeof x === "string");
-    if (reason !== undefined) return reason;
-    return sql`(${sql.join(parts as SQL[], sql` or `)})`;
-  };
+const hasLine = (g: BboxLit | GeometryLit): boolean =>
+  g.kind === "linestring" ||
+  g.kind === "multilinestring" ||
+  (g.kind === "geometrycollection" && g.geometries.some(hasLine));
+
+function intersection(literal: BboxLit | GeometryLit): SQL {
+  const any = (parts: SQL[]): SQL => sql`(${sql.join(parts, sql` or `)})`;
   switch (literal.kind) {
     case "bbox":
-      return bboxCondition(literal, target);
+      return bboxCondition(literal, "point");
     case "point": {
       const [lon, lat] = literal.coordinates;
-      return bboxCondition({ minLon: lon, minLat: lat, maxLon: lon, maxLat: lat }, target);
+      return bboxCondition({ minLon: lon, minLat: lat, maxLon: lon, maxLat: lat }, "point");
     }
     case "multipoint":
-      return any(literal.coordinates.map((c) => intersection({ kind: "point", coordinates: c }, target)));
+      return any(literal.coordinates.map((c) => intersection({ kind: "point", coordinates: c })));
     case "polygon":
-      return polygonCondition(literal, target);
+      return polygonCondition(literal);
     case "multipolygon":
-      return any(
-        literal.coordinates.map((c) => polygonCondition({ kind: "polygon", coordinates: c }, target)),
-      );
+      return any(literal.coordinates.map((c) => polygonCondition({ kind: "polygon", coordinates: c })));
     case "geometrycollection":
-      return any(literal.geometries.map((g) => intersection(g, target)));
+      return any(literal.geometries.map((g) => intersection(g)));
     default:
-      return "S_INTERSECTS with a LINESTRING is not supported on this collection (POINT, POLYGON, their MULTI forms and BBOX are)";
+      // Lines never reach here (spatial() gives them to PostGIS).
+      return planarPredicate("s_intersects", POINT, literal);
   }
 }
 
-/** PostgreSQL's polygon text form, built from parsed numbers and bound as one parameter. */
-const pgPolygon = (ring: Position[]) => `(${ring.map(([x, y]) => `(${x},${y})`).join(",")})`;
-
-function polygonCondition(poly: PolygonLit, target: SpatialTarget): SQL {
+/**
+ * A point in a polygon: the bounds' GiST index narrows to the polygon's box, then PostGIS decides (on the boundary,
+ * a hole's included, is in; in a hole is out). PostgreSQL's own `point <@ polygon` is not used: it compares with a
+ * tolerance (1e-6), which is not exact.
+ */
+function polygonCondition(poly: PolygonLit): SQL {
   const outer = poly.coordinates[0]!;
   const xs = outer.map(([x]) => x);
   const ys = outer.map(([, y]) => y);
   const prefilter = bboxCondition(
     { minLon: Math.min(...xs), minLat: Math.min(...ys), maxLon: Math.max(...xs), maxLat: Math.max(...ys) },
-    target,
+    "point",
   );
-  const point = sql`point(${p.longitude}, ${p.latitude})`;
-  const holes = poly.coordinates
-    .slice(1)
-    .map((ring) => sql` and not (${point} <@ ${pgPolygon(ring)}::polygon)`);
-  const pointTest = sql`(${point} <@ ${pgPolygon(outer)}::polygon${sql.join(holes)})`;
-  if (target === "point") return sql`(${prefilter} and ${pointTest})`;
-  // Bounds crossing the antimeridian (west > east) are two boxes: [west, 180] and [-180, east].
-  const crossing = sql`${p.minLon} > ${p.maxLon}`;
-  const eastEdge = sql`case when ${crossing} then 180 else ${p.maxLon} end`;
-  const box = sql`polygon(box(point(${p.minLon}, ${p.minLat}), point(${eastEdge}, ${p.maxLat})))`;
-  const westPart = sql`polygon(box(point(-180, ${p.minLat}), point(${p.maxLon}, ${p.maxLat})))`;
-  const boundsTest = sql`(${box} && ${pgPolygon(outer)}::polygon or (${crossing} and ${westPart} && ${pgPolygon(outer)}::polygon))`;
-  return sql`(${prefilter} and case when ${p.geometry}->>'type' = 'Point' then ${pointTest} else ${boundsTest} end)`;
+  return sql`(${prefilter} and ${planarPredicate("s_intersects", POINT, poly)})`;
 }
