@@ -9,8 +9,8 @@ import { hrefFor, ogcResponse } from "./respond.js";
  * advanced comparison, case- and accent-insensitive comparison, temporal and array functions, property-property
  * and arithmetic. Not declared: the spatial function classes (basic-spatial-functions too: on
  * location-proof-shapes, S_INTERSECTS tests lines and polygons by their bounding box, and only S_INTERSECTS and
- * S_DISJOINT are served), `functions` (no custom functions are served), and queryables as query parameters (only
- * chain, prover and subject are).
+ * S_DISJOINT are served) and `functions` (no custom functions are served). Queryables as query parameters: every
+ * queryable with a simple value is a parameter of both collections' items and tiles (lib/params/queryable-params.ts).
  *
  * OGC API - Features - Part 2 (lib/crs/): `crs` on items and single items, `bbox-crs`, Content-Crs, each collection's
  * `crs` list and `storageCrs`. Part 5 (lib/ogc/schema.ts): the schema of each collection's features with the roles
@@ -35,6 +35,7 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/sortables",
   "http://www.opengis.net/spec/json-fg-1/1.0/conf/core",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+  "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
   "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
