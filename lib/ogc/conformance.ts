@@ -9,8 +9,9 @@ import { hrefFor, ogcResponse } from "./respond.js";
  * advanced comparison, case- and accent-insensitive comparison, temporal and array functions, property-property,
  * arithmetic, and the spatial functions (basic, plus, and all of them: exact on every geometry of both collections
  * through PostGIS, lib/ogc/cql2/spatial.ts), each also checked against the standard's test annex
- * (tests/ogc/cql2-annex.test.ts). Not declared: `functions` (no custom functions are served), and queryables as query parameters (only
- * chain, prover and subject are).
+ * (tests/ogc/cql2-annex.test.ts). Not declared: `functions` (no custom functions are served). Queryables as query
+ * parameters: every queryable with a simple value is a parameter of both collections' items and tiles
+ * (lib/params/queryable-params.ts).
  *
  * OGC API - Features - Part 2 (lib/crs/): `crs` on items and single items, `bbox-crs`, Content-Crs, each collection's
  * `crs` list and `storageCrs`. Part 5 (lib/ogc/schema.ts): the schema of each collection's features with the roles
@@ -35,6 +36,7 @@ export const CONFORMANCE_CLASSES = [
   "http://www.opengis.net/spec/ogcapi-features-5/1.0/conf/sortables",
   "http://www.opengis.net/spec/json-fg-1/1.0/conf/core",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+  "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
   "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
   "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",

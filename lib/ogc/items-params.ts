@@ -3,6 +3,7 @@ import { bboxNumbersParam, CRS_PARAM_SCHEMA, crsParam } from "../crs/params.js";
 import { featureFormatParam, itemsFormatParam, profileParam } from "../jsonfg/negotiate.js";
 import { filterParam } from "../params/filter-params.js";
 import { doc } from "../params/grammar.js";
+import { QUERYABLE_PARAMS } from "../params/queryable-params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 import { SORTABLE_PROPERTIES } from "../proofs/properties.js";
 import { CQL_LIMITS, FILTER_LANGS } from "./cql2/index.js";
@@ -120,6 +121,8 @@ export const ITEMS_PARAMS = {
   ),
   prover: filterParam("prover", "Address of the proof creator (0x…, any case)."),
   subject: filterParam("subject", "Address the proof is about (0x…, any case)."),
+  // Every other queryable with a simple value, by its name (Part 3, queryables as query parameters).
+  ...QUERYABLE_PARAMS,
   filter: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "filter must not be empty")),

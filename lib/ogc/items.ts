@@ -25,6 +25,7 @@ import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
 import { cql2Filter } from "./cql2/index.js";
 import { toFeature, toJsonFgFeature } from "./feature.js";
 import type { ItemsQuery } from "./items-params.js";
+import { queryableParamsWhere } from "./queryable-filter.js";
 import { parseSortby } from "./sortby.js";
 import {
   alternates,
@@ -56,10 +57,15 @@ export function itemsBbox(q: Pick<ItemsQuery, "bbox" | "bbox-crs">): Bbox | unde
  * and `filter=revoked=false` leaves them out. (The native list hides revoked proofs unless asked; a map client
  * reading a dataset expects all of it, and the single-feature endpoint must serve whatever items lists.)
  * bbox and datetime follow OGC API - Features Part 1: they also match features without geometry or event time
- * (bboxMatchesMissing, timesMatchMissing); a CQL2 filter keeps CQL2's rule (a predicate on a null is not true).
+ * (bboxMatchesMissing, timesMatchMissing); a CQL2 filter keeps CQL2's rule (a predicate on a null is not true), and
+ * so do the queryables given as parameters (`?revoked=false`: lib/ogc/queryable-filter.ts), which are CQL2 too.
  */
 export function itemsFilter(q: FilterQuery, collection: Collection, sort?: SortSpec[]): ProofFilter {
   const near = proximityOf(q, { parameter: "sortby", nearest: isDistanceSort(sort) });
+  const where = [
+    ...(q.filter ? [cql2Filter(q.filter, target(collection), q["filter-lang"], q["filter-crs"])] : []),
+    ...[queryableParamsWhere(q)].filter((x) => x !== undefined),
+  ];
   return {
     includeRevoked: true,
     bboxMatchesMissing: true,
@@ -67,9 +73,7 @@ export function itemsFilter(q: FilterQuery, collection: Collection, sort?: SortS
     bboxOn: target(collection),
     ...sharedFilter(q, near),
     ...(q.datetime ? { times: [q.datetime] } : {}),
-    ...(q.filter
-      ? { where: [cql2Filter(q.filter, target(collection), q["filter-lang"], q["filter-crs"])] }
-      : {}),
+    ...(where.length ? { where } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { QUERYABLE_PARAM_NAMES } from "../params/queryable-params.js";
 /**
  * The rules of a tile, in one place (free of the data layer, so the documents and pages that state them load
  * nothing else): a tile whose matching proofs are at most MAX_POINTS carries each of them as a point, in layer
@@ -50,6 +51,7 @@ export const TILE_FILTER_NAMES = [
   "filter",
   "filter-lang",
   "filter-crs",
+  ...QUERYABLE_PARAM_NAMES,
 ] as const;
 
 /** The items' parameters that are not filters of the proofs: the format, the page, the order, and bbox. */
