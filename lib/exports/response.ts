@@ -69,11 +69,15 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
       "a download starts at the first match, or at offset (its rel=next link's); cursor pages the JSON and HTML lists",
     );
   }
+  const writer = await writerOf(x.format, {
+    columns: exportColumns(x.filter.near !== undefined),
+    points: x.points,
+  });
   const batches = proofBatches(
     x.filter,
     {
       ...(x.sort ? { sort: x.sort } : {}),
-      json: x.json,
+      json: writer.rowSql ?? x.json,
       limit: Math.min(limit ?? Number.POSITIVE_INFINITY, budget),
       ...(x.offset ? { offset: x.offset } : {}),
     },
@@ -97,10 +101,6 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   const wanted = Math.min(Math.max(0, firstBatch.total - start), limit ?? Number.POSITIVE_INFINITY);
   const cut = wanted > budget;
   const rows = Math.min(wanted, budget);
-  const writer = await writerOf(x.format, {
-    columns: exportColumns(x.filter.near !== undefined),
-    points: x.points,
-  });
 
   const headers: Record<string, string> = {
     "content-type": info.type,
