@@ -145,7 +145,6 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     return joined(writer.write(texts));
   };
   let finished = first.done === true || firstBatch.rows.length >= rows;
-  if (!finished) readAhead();
   let pending: Uint8Array | undefined = joined([...writer.start(rows), encode(firstBatch)]);
   const body = new ReadableStream<Uint8Array>(
     {
@@ -154,6 +153,8 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
           if (pending) {
             const bytes = pending;
             pending = undefined;
+            // The second batch is read while the first goes out (not before: the first byte waits for nothing).
+            if (!finished) readAhead();
             if (bytes.length) return controller.enqueue(bytes);
           }
           if (!finished && sent < rows) {
