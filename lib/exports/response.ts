@@ -69,11 +69,15 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
       "a download starts at the first match, or at offset (its rel=next link's); cursor pages the JSON and HTML lists",
     );
   }
+  const writer = await writerOf(x.format, {
+    columns: exportColumns(x.filter.near !== undefined),
+    points: x.points,
+  });
   const batches = proofBatches(
     x.filter,
     {
       ...(x.sort ? { sort: x.sort } : {}),
-      json: x.json,
+      json: writer.rowSql ?? x.json,
       limit: Math.min(limit ?? Number.POSITIVE_INFINITY, budget),
       ...(x.offset ? { offset: x.offset } : {}),
     },
@@ -97,10 +101,6 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   const wanted = Math.min(Math.max(0, firstBatch.total - start), limit ?? Number.POSITIVE_INFINITY);
   const cut = wanted > budget;
   const rows = Math.min(wanted, budget);
-  const writer = await writerOf(x.format, {
-    columns: exportColumns(x.filter.near !== undefined),
-    points: x.points,
-  });
 
   const headers: Record<string, string> = {
     "content-type": info.type,
@@ -145,7 +145,6 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     return joined(writer.write(texts));
   };
   let finished = first.done === true || firstBatch.rows.length >= rows;
-  if (!finished) readAhead();
   let pending: Uint8Array | undefined = joined([...writer.start(rows), encode(firstBatch)]);
   const body = new ReadableStream<Uint8Array>(
     {
@@ -154,6 +153,8 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
           if (pending) {
             const bytes = pending;
             pending = undefined;
+            // The second batch is read while the first goes out (not before: the first byte waits for nothing).
+            if (!finished) readAhead();
             if (bytes.length) return controller.enqueue(bytes);
           }
           if (!finished && sent < rows) {

@@ -1,3 +1,4 @@
+import type { RowJson } from "../proofs/json-sql.js";
 import type { ExportColumn } from "./columns.js";
 
 /**
@@ -6,6 +7,11 @@ import type { ExportColumn } from "./columns.js";
  * holds no more than a batch: what it returns is sent and let go of.
  */
 export interface ExportWriter {
+  /**
+   * The text PostgreSQL writes for each row, when the writer takes its rows as something else than the list's own
+   * feature JSON (e.g. CSV records written by the database): `write` then gets these texts.
+   */
+  rowSql?: RowJson;
   start(rows: number): Uint8Array[];
   write(features: readonly string[]): Uint8Array[];
   finish(): Uint8Array[];
