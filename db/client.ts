@@ -156,6 +156,14 @@ function statementDeadline(budgets: DatabaseBudgets): number {
 }
 
 /**
+ * The most bind parameters one statement may carry, on every driver. PostgreSQL's protocol allows 65,535, but the
+ * pinned PGlite (the one its PostGIS build needs) answers a statement with more than 32,767 with no error, no rows and
+ * no effect, and every later statement of the session with no rows either: a silent loss. So the PGlite driver
+ * refuses such a statement before it is sent (db/pglite.ts), and bulk writers size their chunks by it.
+ */
+export const MAX_STATEMENT_PARAMETERS = 32_767;
+
+/**
  * Drizzle's logger sees every statement as it is sent, in the caller's async context: where the request's budget
  * counts it, and refuses one the request has no time left for (before it reaches the database).
  */

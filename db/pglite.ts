@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { postgis } from "@electric-sql/pglite-postgis";
 import { drizzle } from "drizzle-orm/pglite";
-import { type Db, type DbHandle, STATEMENT_HOOK } from "./client.js";
+import { type Db, type DbHandle, MAX_STATEMENT_PARAMETERS, STATEMENT_HOOK } from "./client.js";
 import * as schema from "./schema.js";
 
 /**
@@ -22,6 +22,18 @@ export async function openPglite(
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
   // The request budget's hook (db/client.ts): PGlite cannot cancel a statement, so it is checked before each one.
-  const db = drizzle({ client, schema, logger: STATEMENT_HOOK }) as unknown as Db;
+  const db = drizzle({ client, schema, logger: PGLITE_STATEMENT_HOOK }) as unknown as Db;
   return { db, kind: "pglite", client, close: () => client.close() };
 }
+
+/** MAX_STATEMENT_PARAMETERS, enforced: a statement past it is refused here, never sent (db/client.ts says why). */
+const PGLITE_STATEMENT_HOOK = {
+  logQuery(query: string, params: unknown[]) {
+    if (params.length > MAX_STATEMENT_PARAMETERS) {
+      throw new Error(
+        `A statement with ${params.length} parameters: one statement takes at most ${MAX_STATEMENT_PARAMETERS}`,
+      );
+    }
+    STATEMENT_HOOK.logQuery(query);
+  },
+};

@@ -1,4 +1,5 @@
-import type { Db } from "../../db/client.js";
+import { getTableColumns } from "drizzle-orm";
+import { type Db, MAX_STATEMENT_PARAMETERS } from "../../db/client.js";
 import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
 import { DEVNET_SCHEMA_UIDS, DEVNET_SCHEMAS, encodeRecord } from "../devnet/schemas.js";
@@ -183,8 +184,10 @@ function protocolRecord(
   };
 }
 
-/** Inserts rows in chunks that stay under PostgreSQL's 65,535 bind parameters per statement. */
+/** Inserts rows in chunks whose statements stay within every driver's bind parameters (MAX_STATEMENT_PARAMETERS). */
 export async function insertProofs(db: Db, rows: NewLocationProofRow[], chunk = 1000): Promise<void> {
+  const columns = Object.keys(getTableColumns(locationProofs)).length;
+  chunk = Math.max(1, Math.min(chunk, Math.floor(MAX_STATEMENT_PARAMETERS / columns)));
   for (let i = 0; i < rows.length; i += chunk) {
     await db
       .insert(locationProofs)
