@@ -13,7 +13,7 @@ import type { ProofFilter, TimeInterval } from "../proofs/filter.js";
 import { type RowJson, recordListJson } from "../proofs/json-sql.js";
 import { serializeProof } from "../proofs/properties.js";
 import { findProofByUid } from "../proofs/query.js";
-import type { JsonRow, ProofRow } from "../proofs/rows.js";
+import type { JsonRow } from "../proofs/rows.js";
 import { DISTANCE } from "../proofs/sort.js";
 import type { ListQuery } from "./list-params.js";
 import { LIST_PATH, listPathOf } from "./paths.js";
