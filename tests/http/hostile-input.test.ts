@@ -2,11 +2,16 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
+import { PAGE_BYTES } from "../../lib/bounds/limits.js";
+import { loadConfig } from "../../lib/config.js";
 import { escapeHtml } from "../../lib/html/escape.js";
 import { requestedFormat } from "../../lib/http/format.js";
 import type { FileRoute } from "../../lib/local/route-table.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { ITEMS_PARAMS } from "../../lib/ogc/items-params.js";
+import { cursorToken } from "../../lib/proofs/cursor.js";
+import { SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
+import { DISTANCE, orderSignature } from "../../lib/proofs/sort.js";
 import { LIST_PARAMS } from "../../lib/v0/list-params.js";
 import { createTestApp, TEST_BASE, type TestApp } from "../helpers/app.js";
 import { apiRoutes } from "../helpers/routes.js";
@@ -855,7 +860,21 @@ async function checksum(app: TestApp): Promise<string> {
 // ---- the suite ----------------------------------------------------------------------------------------------
 
 const SAMPLE = sampleProofs({ count: 120, seed: 11 });
-const PROOFS = [...SAMPLE, ...edgeProofs(SAMPLE[0]!)];
+/**
+ * Proofs whose attested values are far past the lists' bounds (lib/bounds/limits.ts), as anyone registering a
+ * location schema may write them (issue #32): the newest event times, so the default pages hold them.
+ */
+const OVERSIZED = sampleProofs({ count: 3, seed: 12 }).map((r, i) => ({
+  ...r,
+  uid: `0x${"0b".repeat(31)}${i.toString(16).padStart(2, "0")}`,
+  eventTimestamp: new Date(Date.now() + (i + 1) * 86_400_000),
+  memo: `oversized ${i} ${"\u0001".repeat(60_000)}`,
+  location: "L".repeat(80_000),
+  mediaType: ["image/png"],
+  mediaData: [`data:image/png;base64,${"A".repeat(120_000)}`],
+  applicationFields: { blob: "b".repeat(40_000) },
+}));
+const PROOFS = [...SAMPLE, ...edgeProofs(SAMPLE[0]!), ...OVERSIZED];
 
 let app: TestApp;
 beforeAll(async () => {
@@ -979,4 +998,188 @@ describe("hostile input", () => {
       expect(tried).toBeGreaterThanOrEqual(RUNS);
     },
   );
+});
+
+// ---- the hostile kinds of issue #32 -------------------------------------------------------------------------
+
+/** What a 200 list may weigh: its records' PAGE_BYTES and the links and counts around them. */
+const PAGE_ROOM = PAGE_BYTES + 64 * 1024;
+/** The request budget the suite's app runs with (the default: the test sets none). */
+const BUDGET_MS = loadConfig({}).requestBudgetMs;
+const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`));
+
+/** Wide GraphQL: many root pages, `nodes` under several keys, each field under several names, `first` at its top. */
+const wideGraphql: fc.Arbitrary<string> = fc
+  .record({
+    pages: fc.integer({ min: 1, max: 6 }),
+    nodes: fc.integer({ min: 1, max: 6 }),
+    names: fc.integer({ min: 1, max: 6 }),
+    first: fc.constantFrom(1, 100, 1000, 1001),
+    fields: fc.subarray(["memo", "location", "mediaData", "applicationFields", "geometry", "uid"], {
+      minLength: 1,
+    }),
+  })
+  .map(({ pages, nodes, names, first, fields }) => {
+    const selection = fields
+      .flatMap((f) => Array.from({ length: names }, (_, i) => `${f}${i}: ${f}`))
+      .join(" ");
+    const keys = Array.from({ length: nodes }, (_, i) => `n${i}: nodes { ${selection} }`).join(" ");
+    return `{ ${Array.from({ length: pages }, (_, i) => `p${i}: locationProofs(first: ${first}) { ${keys} pageInfo { hasNextPage } }`).join(" ")} }`;
+  });
+
+/** A nearest-first cursor a client wrote (its checksum valid) for any position: any distance, uid, chain. */
+const nearestCursor: fc.Arbitrary<string> = fc
+  .record({
+    direction: fc.constantFrom<"next" | "prev">("next", "prev"),
+    position: fc.constantFrom(0, 1, 10_000, Number.MAX_SAFE_INTEGER),
+    distance: fc.oneof(
+      fc.constantFrom(0, 1, 4.45e5, 1e7, 2.0015e7),
+      fc.double({ min: 0, max: 2.1e7, noNaN: true }),
+    ),
+    uid: hex(64).map((h) => `0x${h}`),
+    chainId: fc.constantFrom(1, 8453, 11155111, 2 ** 53 - 1),
+  })
+  .map(({ direction, position, distance, uid, chainId }) =>
+    cursorToken(
+      orderSignature({ sort: [{ field: DISTANCE, descending: false }], located: [] }),
+      direction,
+      position,
+      [distance, uid, chainId],
+    ),
+  );
+
+/** A point anywhere, the open Pacific and the poles included. */
+const anywhere = fc.oneof(
+  fc.constantFrom("-150,-30", "-160,0", "0,90", "180,-90", "13.4,52.5"),
+  fc
+    .tuple(fc.integer({ min: -180, max: 180 }), fc.integer({ min: -90, max: 90 }))
+    .map(([x, y]) => `${x},${y}`),
+);
+
+/** The map's chips and every filter the list takes, on a tile at zoom 0 to 2. */
+const lowTile: fc.Arbitrary<string> = fc
+  .record({
+    z: fc.integer({ min: 0, max: 2 }),
+    at: fc.nat(),
+    filter: fc.constantFrom(
+      "datetime=2025-06-01T00:00:00Z/..",
+      `datetime=${new Date(Date.now() - 7 * 86_400_000).toISOString()}/..`,
+      `datetime=${new Date(Date.now() - 365 * 86_400_000).toISOString()}/..`,
+      `prover=${SAMPLE[0]!.prover}`,
+      `subject=${SAMPLE[0]!.subject}`,
+      "filter=memo%20LIKE%20%27%25a%25%27",
+      "filter=revoked%3Dfalse%20AND%20block_number%20%3E%3D%200",
+      "schema=0x0000000000000000000000000000000000000000000000000000000000000000",
+      "protocolVersion=0.1",
+      "locationType=coordinate-decimal%2Blon-lat",
+      "near=0,0&radius=20015115",
+      "chain=base&datetime=../2100-01-01",
+    ),
+  })
+  .map(({ z, at, filter }) => {
+    const n = 2 ** z;
+    return `/api/ogc/collections/location-proofs/tiles/WebMercatorQuad/${z}/${at % n}/${Math.floor(at / n) % n}?${filter}`;
+  });
+
+/** Every sortby, each way, at the largest page, on both collections; and the native list's orders. */
+const everySort: fc.Arbitrary<string> = fc
+  .record({
+    property: fc.constantFrom(...SORTABLE_PROPERTIES.map((q) => q.name)),
+    descending: fc.boolean(),
+    collection: fc.constantFrom("location-proofs", "location-proof-shapes"),
+    located: fc.constantFrom("", "&bbox=-180,-90,180,90", "&datetime=../2100-01-01"),
+  })
+  .map(
+    ({ property, descending, collection, located }) =>
+      `/api/ogc/collections/${collection}/items?limit=1000&sortby=${descending ? "-" : ""}${property}${located}`,
+  );
+
+/** Far nearest-first pages on the native list and the items, with and without a hand-written cursor. */
+const farNearest: fc.Arbitrary<string> = fc
+  .record({
+    near: anywhere,
+    radius: fc.constantFrom("1", "1000", "445000", "20015115"),
+    cursor: fc.option(nearestCursor, { nil: undefined }),
+    items: fc.boolean(),
+    limit: fc.constantFrom("1", "100", "1000"),
+  })
+  .map(({ near, radius, cursor, items, limit }) => {
+    const c = cursor ? `&cursor=${cursor}` : "";
+    return items
+      ? `/api/ogc/collections/location-proofs/items?near=${near}&radius=${radius}&sortby=distance&limit=${limit}${c}`
+      : `/api/v0/location-proofs?near=${near}&radius=${radius}&sort=distance&limit=${limit}${c}`;
+  });
+
+/** The lists over the oversized values, every format a page has. */
+const oversizedPages: fc.Arbitrary<string> = fc.constantFrom(
+  "/api/v0/location-proofs?limit=1000",
+  "/api/v0/location-records",
+  "/api/v0/location-proofs?limit=1000&f=html",
+  "/api/ogc/collections/location-proofs/items?limit=1000",
+  "/api/ogc/collections/location-proof-shapes/items?limit=1000&f=jsonfg",
+  "/api/ogc/collections/location-proof-shapes/items?limit=1000&f=html",
+);
+
+type Hostile = { kind: string; path: string; init?: RequestInit };
+
+const hostile: fc.Arbitrary<Hostile> = fc.oneof(
+  wideGraphql.map((query) => ({
+    kind: "wide GraphQL",
+    path: "/graphql",
+    init: {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ query }),
+    },
+  })),
+  farNearest.map((path) => ({ kind: "far nearest-first", path })),
+  lowTile.map((path) => ({ kind: "filtered low-zoom tile", path })),
+  everySort.map((path) => ({ kind: "every sortby", path })),
+  oversizedPages.map((path) => ({ kind: "oversized values", path })),
+);
+
+describe("the hostile kinds of issue #32", () => {
+  it("wide GraphQL, hand-written far cursors, filtered low-zoom tiles, every sortby and oversized values: within the request budget, a 4xx or 503, or a bounded 200", {
+    timeout: 600_000,
+  }, async () => {
+    const worst = new Map<string, { ms: number; status: number; bytes: number }>();
+    const statuses = new Map<string, Map<number, number>>();
+    await fc.assert(
+      fc.asyncProperty(hostile, async ({ kind, path, init }) => {
+        const started = performance.now();
+        const res = await app.request(path, init);
+        const body = Buffer.from(await res.arrayBuffer());
+        const ms = performance.now() - started;
+        const context = `${kind}: ${path.slice(0, 300)} ${init?.body ? String(init.body).slice(0, 200) : ""}`;
+        const byKind = statuses.get(kind) ?? new Map<number, number>();
+        byKind.set(res.status, (byKind.get(res.status) ?? 0) + 1);
+        statuses.set(kind, byKind);
+        if ((worst.get(kind)?.ms ?? -1) < ms) worst.set(kind, { ms, status: res.status, bytes: body.length });
+        if (res.status >= 500) {
+          // Only the budget's own answer, never a 500.
+          expect(res.status, `${context}: ${body.toString().slice(0, 300)}`).toBe(503);
+          expect(JSON.parse(body.toString()).code, context).toBe("RequestBudgetExceeded");
+        }
+        expect(ms, context).toBeLessThanOrEqual(BUDGET_MS + 1000);
+        if (res.status === 200 && !path.includes("/tiles/"))
+          expect(body.length, `${context}: a page's bytes`).toBeLessThanOrEqual(PAGE_ROOM);
+        if (kind === "oversized values" && res.status === 200 && !path.includes("f=html")) {
+          // The oversized proofs are the newest: the page carries them cut, and marked.
+          expect(body.toString(), context).toMatch(/"truncated":\s*\{\s*"fields"\s*:\s*\[/);
+        }
+      }),
+      { numRuns: Number(process.env.HOSTILE_KIND_RUNS ?? 300), seed: SEEDS[0]!, endOnFailure: false },
+    );
+    for (const [kind, w] of worst)
+      console.log(
+        `hostile kind "${kind}": worst ${w.ms.toFixed(0)} ms of a ${BUDGET_MS} ms budget (status ${w.status}, ${w.bytes} bytes); statuses ${[...statuses.get(kind)!].map(([s, n]) => `${s}:${n}`).join(" ")}`,
+      );
+    expect([...worst.keys()].sort()).toEqual([
+      "every sortby",
+      "far nearest-first",
+      "filtered low-zoom tile",
+      "oversized values",
+      "wide GraphQL",
+    ]);
+  });
 });
