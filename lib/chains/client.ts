@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createPublicClient, fallback, http, type PublicClient, type Transport } from "viem";
 import type { ChainConfig } from "./registry.js";
 
@@ -26,9 +27,9 @@ export type ClientOptions = {
  * from our registry, never imported from viem/chains (cold start: docs/architecture.md).
  */
 export function createChainClient(chain: ChainConfig, options: ClientOptions = {}): ChainClient {
-  const transport =
-    options.transport ??
-    httpTransport(chain.rpcUrls, { ...options, jsonRpcBatch: options.jsonRpcBatch ?? !chain.multicall3 });
+  const transport = options.transport
+    ? withCallerSignal(options.transport)
+    : httpTransport(chain.rpcUrls, { ...options, jsonRpcBatch: options.jsonRpcBatch ?? !chain.multicall3 });
   return createPublicClient({
     chain: {
       id: chain.chainId,
@@ -49,20 +50,22 @@ const QUIET_BATCH = 4;
 function httpTransport(urls: string[], options: ClientOptions): Transport {
   if (urls.length === 0) throw new Error("no RPC URL configured");
   const one = (url: string) =>
-    http(url, {
-      timeout: options.timeoutMs ?? 15_000,
-      retryCount: 2,
-      retryDelay: 250,
-      batch: { batchSize: options.jsonRpcBatch ? 100 : QUIET_BATCH, wait: 0 },
-      // viem uses a truthy return value of this hook as the fetch init: return nothing.
-      ...(options.onRequest
-        ? {
-            onFetchRequest: () => {
-              options.onRequest?.();
-            },
-          }
-        : {}),
-    });
+    withCallerSignal(
+      http(url, {
+        timeout: options.timeoutMs ?? 15_000,
+        retryCount: 2,
+        retryDelay: 250,
+        batch: { batchSize: options.jsonRpcBatch ? 100 : QUIET_BATCH, wait: 0 },
+        // viem uses a truthy return value of this hook as the fetch init: return nothing.
+        ...(options.onRequest
+          ? {
+              onFetchRequest: () => {
+                options.onRequest?.();
+              },
+            }
+          : {}),
+      }),
+    );
   return urls.length === 1
     ? one(urls[0]!)
     : fallback(
@@ -90,6 +93,32 @@ function knowingBlocks(transport: Transport): Transport {
           throw new Error("block not found on this endpoint (it lags)");
         }
         return result;
+      }) as typeof inner.request,
+    };
+  };
+}
+
+const callerSignal = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * Runs `fn` with every RPC request it makes (through a client of createChainClient) bound to `signal`: once it
+ * aborts, a request in flight is abandoned and none is sent (viem throws the signal's reason). The sync engine
+ * passes its run's deadline (lib/sync/deadline.ts), so that no request outlives the run.
+ */
+export const withRpcSignal = <T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> =>
+  callerSignal.run(signal, fn);
+
+function withCallerSignal(transport: Transport): Transport {
+  return (args) => {
+    const inner = transport(args);
+    return {
+      ...inner,
+      request: ((call: unknown, options?: Record<string, unknown>) => {
+        const signal = callerSignal.getStore();
+        return (inner.request as (c: unknown, o?: unknown) => Promise<unknown>)(
+          call,
+          signal ? { ...options, signal } : options,
+        );
       }) as typeof inner.request,
     };
   };

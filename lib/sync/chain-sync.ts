@@ -1,10 +1,11 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import type { Db } from "../../db/client.js";
 import type { SyncStateRow } from "../../db/schema.js";
-import type { ChainClient } from "../chains/client.js";
+import { type ChainClient, withRpcSignal } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { errorFields, log } from "../log.js";
 import { backfillSchemas, startBackfills } from "./backfill.js";
+import { isDeadline } from "./deadline.js";
 import { deleteRows } from "./deletes.js";
 import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
@@ -106,6 +107,9 @@ export function createChainSync(deps: ChainSyncDeps) {
   async function run(trigger: Trigger): Promise<ChainRunResult> {
     const started = performance.now();
     const startedAt = new Date();
+    // The run's deadline: every RPC request carries its signal, every commit gets the time left (deadline.ts).
+    const deadline = AbortSignal.timeout(options.deadlineMs);
+    writerOf.deadline = Date.now() + options.deadlineMs;
     const requestsAtStart = deps.requests?.() ?? 0;
     const state = await ensureState(db, chain);
     const runId = await startRun(db, {
@@ -134,8 +138,7 @@ export function createChainSync(deps: ChainSyncDeps) {
     let schemaCursor = state.schemaCursorBlock;
     let writer = writerState(state);
     let abandoned: AbandonedRun[] = [];
-    const beat = startHeartbeat(runId, started);
-    try {
+    const work = async () => {
       if (state.paused && trigger === "cron") {
         outcome.status = "skipped";
         outcome.reason = "paused";
@@ -230,12 +233,21 @@ export function createChainSync(deps: ChainSyncDeps) {
           if (!complete) outcome.status = "partial";
         }
       }
+    };
+    const beat = startHeartbeat(runId, started);
+    try {
+      await withRpcSignal(deadline, () => work());
     } catch (error) {
       // A block the endpoint does not know yet (a lagging node), or a record seen in a log that the chain no longer
       // (or not yet) has: the run stops before writing what depended on it, and the next run continues from the
-      // cursor (its reorg check sorts out a real reorg). Waiting, not failing.
+      // cursor (its reorg check sorts out a real reorg). Waiting, not failing. The deadline too: the step in flight
+      // was abandoned whole (its transaction rolled back), and the next run continues from the cursor.
+      const stopped = isDeadline(error, deadline);
       outcome.status =
-        error instanceof BlockUnknownError || error instanceof ChainMovedError ? "partial" : "error";
+        stopped || error instanceof BlockUnknownError || error instanceof ChainMovedError
+          ? "partial"
+          : "error";
+      if (stopped) outcome.reason = "deadline";
       outcome.error = describeError(error);
     } finally {
       await beat.stop();

@@ -5,6 +5,12 @@ import type { SchemaPolicy } from "./schemas.js";
 export type SyncOptions = {
   /** Stop starting new work after this long (ms); the current commit still finishes. */
   timeBudgetMs: number;
+  /**
+   * The run's hard end (ms after it started): RPC requests in flight are abandoned and commits get at most the time
+   * left (lib/sync/deadline.ts). Default: the time budget plus DEADLINE_GRACE_MS, which with the default budget (20 s)
+   * leaves the cron function (maxDuration 30 s) time to release the lease and write the run's history.
+   */
+  deadlineMs: number;
   /** Most blocks scanned per invocation. */
   blockBudget: number;
   /** First eth_getLogs range (blocks) before any provider feedback. */
@@ -45,6 +51,9 @@ export type SyncOptions = {
   schemaPolicy: SchemaPolicy;
 };
 
+/** How long past the time budget a step started before it may still run (SyncOptions.deadlineMs). */
+export const DEADLINE_GRACE_MS = 5_000;
+
 export function syncOptions(
   config: Pick<Config, "syncTimeBudgetMs" | "syncBlockBudget" | "syncLeaseMs" | "database" | "schemas">,
   overrides: Partial<SyncOptions> = {},
@@ -53,6 +62,7 @@ export function syncOptions(
   const leaseMs = overrides.leaseMs ?? config.syncLeaseMs;
   return {
     timeBudgetMs,
+    deadlineMs: timeBudgetMs + DEADLINE_GRACE_MS,
     blockBudget: config.syncBlockBudget,
     initialRange: 2_000,
     maxRange: 100_000,

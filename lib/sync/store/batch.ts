@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, transactionWithBudget } from "../../../db/client.js";
 import { chainSchemas, type NewLocationProofRow, syncState } from "../../../db/schema.js";
+import { budgetMs } from "../deadline.js";
 import { pruneBlocks, storeBlocks } from "./blocks.js";
 import { inMs, LeaseLostError, type Writer } from "./lease.js";
 import { COLUMNS, rowsJson, UPSERT_SET } from "./proof-columns.js";
@@ -29,7 +30,7 @@ export type Commit = Writer & {
  * taken over writes nothing.
  */
 export async function commitBatch(db: Db, c: Commit): Promise<void> {
-  await transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
+  await transactionWithBudget(db, budgetMs(c), async (tx) => {
     const held = await tx
       .update(syncState)
       .set({

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Db, transactionWithBudget } from "../../../db/client.js";
 import { chainSchemas } from "../../../db/schema.js";
+import { budgetMs } from "../deadline.js";
 import { pruneBlocks, storeBlocks } from "./blocks.js";
 import { holdLease, type Writer } from "./lease.js";
 import type { NewChainSchema } from "./schema-states.js";
@@ -19,7 +20,7 @@ export async function commitDiscovery(
     rangeSize: number;
   },
 ): Promise<void> {
-  await transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
+  await transactionWithBudget(db, budgetMs(c), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, c, { schemaCursorBlock: c.cursor, schemaRangeSize: c.rangeSize });
     if (c.schemas.length) {

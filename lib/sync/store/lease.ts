@@ -110,6 +110,8 @@ export type Writer = {
   leaseMs: number;
   /** statement budget of the write's transaction (SyncOptions.statementTimeoutMs) */
   statementTimeoutMs: number;
+  /** the run's deadline (epoch ms): a commit gets at most the time left (lib/sync/deadline.ts budgetMs) */
+  deadline?: number;
 };
 
 /** Renews the lease inside a write's transaction, or refuses the write: another writer took the chain over. */

@@ -1,4 +1,5 @@
 import { type Db, transactionWithBudget } from "../../../db/client.js";
+import { budgetMs } from "../deadline.js";
 import { pruneBlocks, storeBlocks } from "./blocks.js";
 import { holdLease, type Writer } from "./lease.js";
 
@@ -15,7 +16,7 @@ export async function commitQuiet(
     schemaRangeSize: number;
   },
 ): Promise<void> {
-  await transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
+  await transactionWithBudget(db, budgetMs(c), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, c, {
       cursorBlock: c.block.number,

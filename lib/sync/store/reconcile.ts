@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../../db/client.js";
+import { budgetMs } from "../deadline.js";
 import { holdLease, type Writer } from "./lease.js";
 
 /** One proof found revoked on chain by reconciliation, and the block its read was made at. */
@@ -31,7 +32,7 @@ export async function commitReconcilePage(
   db: Db,
   w: Writer & { revoked: Reconciled[]; checked: number; last: string | null },
 ): Promise<number> {
-  return transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+  return transactionWithBudget(db, budgetMs(w), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, w);
     let changed = 0;

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Db, transactionWithBudget } from "../../../db/client.js";
 import type { NewLocationProofRow } from "../../../db/schema.js";
+import { budgetMs } from "../deadline.js";
 import { holdLease, type Writer } from "./lease.js";
 import { DECODED, rowsJson } from "./proof-columns.js";
 
@@ -13,7 +14,7 @@ export async function commitRedecode(
   w: Writer & { rows: (Partial<NewLocationProofRow> & { uid: string })[] },
 ): Promise<void> {
   if (w.rows.length === 0) return;
-  await transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+  await transactionWithBudget(db, budgetMs(w), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, w);
     const set = sql.raw(DECODED.map((col) => `${col} = v.${col}`).join(", "));

@@ -1,6 +1,7 @@
 import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../../db/client.js";
 import { syncBlocks } from "../../../db/schema.js";
+import { budgetMs } from "../deadline.js";
 import { LeaseLostError } from "./lease.js";
 
 /**
@@ -21,7 +22,7 @@ export async function rewind(
     statementTimeoutMs: number;
   },
 ): Promise<{ deleted: number; unrevoked: number; schemasForgotten: number }> {
-  return transactionWithBudget(db, c.statementTimeoutMs, async (tx) => {
+  return transactionWithBudget(db, budgetMs(c), async (tx) => {
     const t = tx as unknown as Db;
     const cursorAt = (column: SQL, start: number) =>
       c.ancestor < start

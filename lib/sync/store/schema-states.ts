@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../../db/client.js";
 import { type ChainSchemaRow, chainSchemas } from "../../../db/schema.js";
+import { budgetMs } from "../deadline.js";
 import { holdLease, type Writer } from "./lease.js";
 
 /** The schemas a chain's indexer knows (db/schema.ts chainSchemas). */
@@ -19,7 +20,7 @@ export async function applySchemaStates(
   db: Db,
   w: Writer & { upserts: NewChainSchema[]; off: string[] },
 ): Promise<number> {
-  return transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+  return transactionWithBudget(db, budgetMs(w), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, w);
     for (const row of w.upserts) {
@@ -54,7 +55,7 @@ export async function applySchemaStates(
  * every batch. Returns how many rows went (fewer than `batch`: none are left).
  */
 export async function deleteOffRows(db: Db, w: Writer & { batch: number }): Promise<number> {
-  return transactionWithBudget(db, w.statementTimeoutMs, async (tx) => {
+  return transactionWithBudget(db, budgetMs(w), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, w);
     const [row] = await queryRows<{ n: number }>(
