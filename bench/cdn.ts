@@ -174,6 +174,8 @@ async function main() {
     "varnishd",
     [
       "-F",
+      "-j",
+      "none",
       "-n",
       dir,
       "-a",
