@@ -199,10 +199,14 @@ async function main() {
   }
 
   // The sync: new proofs and revocations every sync-every seconds; each commit's version and time.
-  const syncs: { version: bigint; at: number }[] = [];
+  // Versions per scope: every chain, and each chain a page's `chain` names (lib/data-version/version.ts).
+  const SCOPES: Record<string, number | undefined> = { all: undefined, base: 8453, sepolia: 11155111 };
+  const syncs: { versions: Record<string, bigint>; at: number }[] = [];
   const record = async () => {
-    const v = await readDataVersion(primary.db);
-    syncs.push({ version: BigInt(v.version), at: Date.now() });
+    const versions: Record<string, bigint> = {};
+    for (const [scope, chainId] of Object.entries(SCOPES))
+      versions[scope] = BigInt((await readDataVersion(primary.db, chainId)).version);
+    syncs.push({ versions, at: Date.now() });
   };
   await record();
   let seed = 1000;
@@ -235,10 +239,11 @@ async function main() {
   let errors = 0;
   const errorSamples: string[] = [];
   let oldest = 0;
-  const staleness = (a: Answer) => {
+  const staleness = (a: Answer, path: string) => {
     const v = versionOf(a.etag);
     if (v === undefined || a.status !== 200) return;
-    const replaced = syncs.find((s) => s.version > v && s.at <= a.at);
+    const scope = /[?&]chain=(\w+)/.exec(path)?.[1] ?? "all";
+    const replaced = syncs.find((s) => (s.versions[scope] ?? 0n) > v && s.at <= a.at);
     if (replaced) oldest = Math.max(oldest, a.at - replaced.at);
   };
   const end = Date.now() + args.seconds * 1000;
@@ -284,13 +289,23 @@ async function main() {
       if (a.status !== 200 && a.status !== 304) {
         errors++;
         if (errorSamples.length < 5) errorSamples.push(`${a.status} ${path} ${a.body.slice(0, 120)}`);
-      } else staleness(a);
+      } else staleness(a, path);
     }
     agent.destroy();
   };
 
   console.log(
     `bench:cdn: ${args.clients} clients for ${args.seconds} s, a sync every ${args["sync-every"]} s (${args["new-proofs"]} proofs, ${args.revocations} revocations); origin: ${origin}; Varnish ${varnishPort} → ${originPort}`,
+  );
+  // Steady state: the origin share is counted from the end of the first sync interval on (the caches are cold before).
+  let warm: Record<string, number> | undefined;
+  setTimeout(
+    () => {
+      varnishStat(dir).then((s) => {
+        warm = s;
+      });
+    },
+    Math.min(args["sync-every"], args.seconds / 3) * 1000,
   );
   const timer = setInterval(() => {
     sync().catch((e) => console.error("sync:", (e as Error).message));
@@ -335,8 +350,8 @@ async function main() {
   const p50 = ms[Math.floor(ms.length / 2)] ?? Number.NaN;
   const statements = [...new Set(notModified.map((l) => l.statements))].join(", ");
 
-  const clientReq = stats["MAIN.client_req"] ?? requests;
-  const backendReq = stats["MAIN.backend_req"] ?? Number.NaN;
+  const clientReq = (stats["MAIN.client_req"] ?? requests) - (warm?.["MAIN.client_req"] ?? 0);
+  const backendReq = (stats["MAIN.backend_req"] ?? Number.NaN) - (warm?.["MAIN.backend_req"] ?? 0);
   const share = (100 * backendReq) / clientReq;
   const interval = args["sync-every"] * 1000;
   console.log("");
@@ -344,7 +359,7 @@ async function main() {
     `requests            ${requests.toLocaleString("en")} (${f1(requests / seconds)}/s), syncs ${syncs.length - 1}`,
   );
   console.log(
-    `origin share        ${share.toFixed(2)} % (${backendReq.toLocaleString("en")} of ${clientReq.toLocaleString("en")} reached the origin)   goal ≤ 2 %   ${share <= 2 ? "met" : "MISSED"}`,
+    `origin share        ${share.toFixed(2)} % (${backendReq.toLocaleString("en")} of ${clientReq.toLocaleString("en")} reached the origin after the first sync interval)   goal ≤ 2 %   ${share <= 2 ? "met" : "MISSED"}`,
   );
   console.log(
     `oldest data shown   ${f1(oldest / 1000)} s after the sync that replaced it (sync interval ${args["sync-every"]} s)   goal ≤ ${2 * args["sync-every"]} s   ${oldest <= 2 * interval ? "met" : "MISSED"}`,
