@@ -262,10 +262,13 @@ async function main() {
     let readAt = 0;
     while (Date.now() < end) {
       if (Date.now() - readAt >= 30_000) {
-        const tj = await get(agent, varnishPort, `${BASE}/tiles/WebMercatorQuad/tilejson`);
+        const tj = await get(agent, varnishPort, `${BASE}/tiles/WebMercatorQuad/tilejson`).catch(
+          (e: Error) => ({ status: 0, etag: null, at: Date.now(), body: e.message }),
+        );
         requests++;
         if (tj.status !== 200) {
           errors++;
+          if (errorSamples.length < 5) errorSamples.push(`${tj.status} TileJSON ${tj.body.slice(0, 120)}`);
           continue;
         }
         template =
