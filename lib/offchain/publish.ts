@@ -1,6 +1,6 @@
 import { getDb } from "../../db/client.js";
 import { getConfig } from "../config.js";
-import { readJsonBody } from "../http/body.js";
+import { readJsonBody, readTextBody } from "../http/body.js";
 import { ApiError } from "../http/errors.js";
 import { baseUrl } from "../http/links.js";
 import { json } from "../http/respond.js";
@@ -77,16 +77,7 @@ export async function publish(request: Request): Promise<Response> {
 async function readBody(request: Request, maxBytes: number): Promise<unknown> {
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type === "text/plain") {
-    const declared = request.headers.get("content-length");
-    if (declared && Number(declared) > maxBytes)
-      throw new ApiError(413, "PayloadTooLarge", `Request body exceeds ${maxBytes} bytes`, {
-        parameter: "body",
-      });
-    const text = await request.text();
-    if (Buffer.byteLength(text) > maxBytes)
-      throw new ApiError(413, "PayloadTooLarge", `Request body exceeds ${maxBytes} bytes`, {
-        parameter: "body",
-      });
+    const text = await readTextBody(request, maxBytes);
     return text.trim();
   }
   if (type !== undefined && type !== "application/json" && !type.endsWith("+json"))
