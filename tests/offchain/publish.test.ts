@@ -265,7 +265,10 @@ describe("publishing the EAS SDK's off-chain attestations", () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => post(body)));
     const statuses = answers.map((a) => a.status).sort();
     const seen = JSON.stringify(answers.filter((a) => a.status !== 200).map((a) => a.body));
-    expect(statuses.filter((s) => s === 201), seen).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 201),
+      seen,
+    ).toHaveLength(1);
     expect(statuses.filter((s) => s === 200)).toHaveLength(49);
     const rows = await queryRows<{ n: number }>(
       app.db,
