@@ -44,6 +44,15 @@ export async function readJsonBody<S extends v.GenericSchema = v.GenericSchema<u
   throw new ApiError(400, "InvalidRequestBody", `${parameter}: ${issue.message}`, { parameter });
 }
 
+/** A request's text body (UTF-8) under the same byte cap as readJsonBody (413 beyond it, the rest unread). */
+export async function readTextBody(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes)
+    throw tooLarge(maxBytes);
+  const bytes = await readCapped(request, maxBytes);
+  return bytes.length === 0 ? "" : decodeUtf8(bytes);
+}
+
 async function readCapped(request: Request, max: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();

@@ -192,6 +192,10 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
         "Per Location Protocol version (major.minor; none: records of a schema that is not the protocol's)",
       additionalProperties: closed(sourceCounts),
     },
+    publications: closed(
+      { total: int("Every off-chain record held"), last_24h: int("Published in the last 24 hours") },
+      "Off-chain records published to this service (docs/offchain.md), whatever the filter",
+    ),
   }),
   ChainFreshness: closed({ chain: { type: "string" }, chain_id: { type: "integer" }, ...freshness }),
   Config: closed({

@@ -2,6 +2,7 @@ import { getDb } from "../../db/client.js";
 import { parseQuery } from "../http/query.js";
 import { json } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
+import { publicationCounts } from "../offchain/records.js";
 import { sourceFilter } from "../params/to-filter.js";
 import { proofStats } from "../proofs/stats.js";
 import { STATS_PARAMS } from "./list-params.js";
@@ -16,6 +17,8 @@ export const STATS_ROUTE: RouteDeclaration = {
   access: "public",
   GET: async (request) => {
     const q = parseQuery(request, STATS_PARAMS);
-    return json(await proofStats(await getDb(), sourceFilter(q)));
+    const db = await getDb();
+    const [stats, publications] = await Promise.all([proofStats(db, sourceFilter(q)), publicationCounts(db)]);
+    return json({ ...stats, publications });
   },
 };

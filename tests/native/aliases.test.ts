@@ -24,6 +24,11 @@ afterAll(() => app.close());
 const RECORDS = "/api/v0/location-records";
 const PROOFS = "/api/v0/location-proofs";
 /** Headers that may differ between the twins: none but the ETag of a body that differs (the list's links). */
+const allowedMethods = (res: Response) =>
+  (res.headers.get("access-control-allow-methods") ?? "")
+    .split(",")
+    .map((m) => m.trim())
+    .sort();
 const headersOf = (res: Response, except: string[] = []) =>
   Object.fromEntries([...res.headers].filter(([name]) => !except.includes(name)));
 
@@ -55,7 +60,12 @@ describe("the aliases answer as their twins", () => {
       expect(alias.status, aliasPath).toBe(twin.status);
       expect(alias.status, aliasPath).toBeLessThan(500);
       expect(aliasBody, aliasPath).toBe(twinBody);
-      expect(headersOf(alias), aliasPath).toEqual(headersOf(twin));
+      // The list's alias also takes POST (publishing an off-chain record, docs/offchain.md): its CORS methods are
+      // the twin's and POST; every other header is the twin's.
+      const list = aliasPath!.startsWith(`${RECORDS}?`);
+      const methods = list ? ["access-control-allow-methods"] : [];
+      expect(headersOf(alias, methods), aliasPath).toEqual(headersOf(twin, methods));
+      if (list) expect(allowedMethods(alias)).toEqual([...allowedMethods(twin), "POST"].sort());
     }
   });
 
@@ -63,7 +73,9 @@ describe("the aliases answer as their twins", () => {
     const query = "?limit=4&chain=devnet,sepolia&includeRevoked=true";
     const { alias, twin, aliasBody, twinBody } = await both(`${RECORDS}${query}`, `${PROOFS}${query}`);
     expect(alias.status).toBe(200);
-    expect(headersOf(alias, ["etag", "content-length"])).toEqual(headersOf(twin, ["etag", "content-length"]));
+    const except = ["etag", "content-length", "access-control-allow-methods"];
+    expect(headersOf(alias, except)).toEqual(headersOf(twin, except));
+    expect(allowedMethods(alias)).toEqual([...allowedMethods(twin), "POST"].sort());
     const a = JSON.parse(aliasBody);
     const t = JSON.parse(twinBody);
     expect(a.data).toEqual(t.data);

@@ -54,6 +54,7 @@ describe("GET /api/v0/openapi.json", () => {
         "/api/v0/location-records/config",
         "/api/v0/location-records/stats",
         "/api/v0/location-records/{uid}",
+        "/api/v0/location-records/{uid}/signed",
         "/api/v0/openapi.json",
         "/docs",
         "/health",

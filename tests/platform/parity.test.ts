@@ -115,6 +115,11 @@ function cases(): Case[] {
     { path: `/api/v0/location-records/${uid}`, covers: "/api/v0/location-records/[uid]" },
     { path: "/api/v0/location-records/stats" },
     { path: "/api/v0/location-records/config" },
+    // An off-chain record's signed original (none held: the 404 on both sides).
+    {
+      path: `/api/v0/location-records/0x${"0".repeat(64)}/signed`,
+      covers: "/api/v0/location-records/[uid]/signed",
+    },
     // GraphQL: GET and POST, an error, GraphiQL for a browser and its files.
     { path: "/graphql?query=%7BlocationProofsCount%7D", covers: "/api/graphql" },
     {
