@@ -126,7 +126,7 @@ export const ITEMS_PARAMS = {
   filter: v.optional(
     doc(
       v.pipe(v.string(), v.minLength(1, "filter must not be empty")),
-      `CQL2 over the queryables (see /collections/{collectionId}/queryables): CQL2 text (filter-lang=cql2-text, the default) or CQL2 JSON (filter-lang=cql2-json). At most ${CQL_LIMITS.length} characters, ${CQL_LIMITS.depth} levels of nesting, ${CQL_LIMITS.listItems} items in a list or array, ${CQL_LIMITS.vertices} vertices and ${CQL_LIMITS.arithmetic} arithmetic operators. Three-valued logic: a predicate on a null (a feature without geometry or time) is unknown, and so is its NOT; only true selects.`,
+      `CQL2 over the queryables (see /collections/{collectionId}/queryables): CQL2 text (filter-lang=cql2-text, the default) or CQL2 JSON (filter-lang=cql2-json). At most ${CQL_LIMITS.length} characters, ${CQL_LIMITS.depth} levels of nesting, ${CQL_LIMITS.listItems} items in a list or array, ${CQL_LIMITS.vertices} vertices and ${CQL_LIMITS.arithmetic} arithmetic operators. Three-valued logic: a predicate on a null (a feature without geometry or time) is unknown, and so is its NOT; only true selects. The spatial functions (S_INTERSECTS, S_EQUALS, S_DISJOINT, S_TOUCHES, S_WITHIN, S_OVERLAPS, S_CROSSES, S_CONTAINS) are exact on every geometry (PostGIS); a geometry literal is CRS84, read in the plane of longitude and latitude, and a BBOX with west > east crosses the antimeridian.`,
     ),
   ),
   "filter-lang": v.optional(
