@@ -101,7 +101,12 @@ function validator(q: ProofProperty): v.GenericSchema<string, QueryableValue> {
         }),
       );
     case "string":
-      return v.pipe(v.string(), v.minLength(1, `${name} must not be empty`));
+      // PostgreSQL text cannot hold U+0000 (as in a CQL2 string literal).
+      return v.pipe(
+        v.string(),
+        v.minLength(1, `${name} must not be empty`),
+        v.check((s) => !s.includes("\u0000"), `${name} must not contain U+0000 (NUL)`),
+      );
     default:
       throw new Error(`queryable ${name}: a ${q.type} is not a simple value`);
   }

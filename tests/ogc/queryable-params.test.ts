@@ -133,6 +133,9 @@ describe("queryables as query parameters", () => {
       ["uid", "0x12"],
       ["schema_uid", "0xzz"],
       ["memo", ""],
+      ["memo", "a\u0000b"],
+      ["latitude", "1e400"],
+      ["block_number", "99999999999999999"],
     ]) {
       for (const path of [POINTS, SHAPES, TILE]) {
         const res = await app.get(`${path}?${name}=${encodeURIComponent(value!)}`);
