@@ -22,8 +22,14 @@ export type OutputFunction = {
   /** the function's directory under .vercel/output/functions, named by the path it serves: api/v0/config.func */
   dir: string;
   settings: FunctionSettings;
-  /** what the file declares to route(): restricted functions (sync, cron) are the only ones that may carry viem */
+  /** what the file declares to route(): restricted functions (sync, cron) may carry viem and h3-js */
   access: "public" | "restricted";
+  /**
+   * The public function that takes off-chain publications (it imports lib/offchain/publish.js): it verifies
+   * signatures (viem) and decodes locations (h3-js), so it may carry both, and loads them only when a POST comes, so
+   * its reads stay as light as the others'.
+   */
+  publishes: boolean;
 };
 
 export const HANDLER = "index.mjs";
@@ -58,8 +64,10 @@ export function outputFunctions(root: string, vercel = readVercelJson(root)): Ou
   return scanApi(root).map((route) => {
     const file = route.file.slice(root.length).replace(/^\/+/, "");
     const settings = patterns.find((p) => p.files.has(file))?.settings ?? {};
-    const access = /access:\s*"restricted"/.test(readFileSync(route.file, "utf8")) ? "restricted" : "public";
-    return { route, dir: `${route.path.slice(1)}.func`, settings, access };
+    const source = readFileSync(route.file, "utf8");
+    const access = /access:\s*"restricted"/.test(source) ? "restricted" : "public";
+    const publishes = /lib\/offchain\/publish\.js/.test(source);
+    return { route, dir: `${route.path.slice(1)}.func`, settings, access, publishes };
   });
 }
 

@@ -166,7 +166,7 @@ function check(fn: OutputFunction, meta: Metafile, output: string): string[] {
   if (!out) return [`${fn.route.path}: esbuild wrote no ${output}`];
   const problems: string[] = [];
   const inputs = Object.keys(out.inputs);
-  const banned = fn.access === "restricted" ? NEVER : [...NEVER, ...SYNC_ONLY];
+  const banned = fn.access === "restricted" || fn.publishes ? NEVER : [...NEVER, ...SYNC_ONLY];
   for (const bad of banned)
     if (inputs.some((i) => i.includes(bad))) problems.push(`${fn.route.path} bundles ${bad}`);
   for (const imp of out.imports) {

@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildInto, HANDLER, OPTIONAL_PEERS, readVercelJson } from "../../scripts/build-output.js";
+import {
+  buildInto,
+  HANDLER,
+  OPTIONAL_PEERS,
+  outputFunctions,
+  readVercelJson,
+} from "../../scripts/build-output.js";
 import { builtOutputCopy } from "../../scripts/vercel-output/emulate.js";
 import { ROOT } from "../helpers/app.js";
 import { apiRoutes } from "../helpers/routes.js";
@@ -119,8 +125,10 @@ describe("functions", () => {
     }
   });
 
-  it("read functions carry no chain client (viem) and no H3 decoder (h3-js), sync functions do; none carries node-redis", () => {
-    for (const { route, access } of apiRoutes()) {
+  it("read functions carry no chain client (viem) and no H3 decoder (h3-js), sync functions and publishing do; none carries node-redis", () => {
+    const publishing = outputFunctions(ROOT).filter((fn) => fn.publishes);
+    for (const { route, access: declared } of apiRoutes()) {
+      const access = publishing.some((fn) => fn.route.path === route.path) ? "publishing" : declared;
       const bundle = readFileSync(
         join(output.dir, "functions", `${route.path.slice(1)}.func`, HANDLER),
         "utf8",
@@ -135,6 +143,8 @@ describe("functions", () => {
     const sync = readFileSync(join(output.dir, "functions/api/cron/sync.func", HANDLER), "utf8");
     expect(sync.includes("viem@${")).toBe(true);
     expect(sync.includes("Cell argument was not valid")).toBe(true);
+    // The list's alias also takes off-chain publications (POST): it verifies with viem, loaded only for a POST.
+    expect(publishing.map((fn) => fn.route.path)).toEqual(["/api/v0/location-records"]);
   });
 
   it("every [param] file is the destination of a vercel.json rewrite (nothing else reaches it when deployed)", () => {

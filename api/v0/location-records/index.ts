@@ -1,7 +1,10 @@
 import { route } from "../../../lib/http/route.js";
-import { publish } from "../../../lib/offchain/publish.js";
 import { LIST_ROUTE } from "../../../lib/v0/list-route.js";
 
 // GET /api/v0/location-records: the name Astral's documentation gives the list; its twin's declaration, links keeping this path.
 // POST: publishes a signed off-chain attestation (lib/offchain/publish.ts); only here, the name records are published under.
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({ ...LIST_ROUTE, POST: publish });
+// Loaded when a POST comes: verifying needs viem and the location decoder, which the list's reads never load.
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  ...LIST_ROUTE,
+  POST: async (request: Request) => (await import("../../../lib/offchain/publish.js")).publish(request),
+});
