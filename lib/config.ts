@@ -110,6 +110,14 @@ const EnvSchema = v.object({
   SYNC_STATEMENT_TIMEOUT_MS: v.optional(intFrom("SYNC_STATEMENT_TIMEOUT_MS", 100, 600_000), "8000"),
   // Within the functions' maxDuration (30 s in vercel.json), with room to answer.
   REQUEST_BUDGET_MS: v.optional(intFrom("REQUEST_BUDGET_MS", 500, 25_000), "10000"),
+  // Off-chain publishing's settings, checked by publishSettings() (lib/offchain/settings.ts) when a publication
+  // comes: a bad value refuses publications with an error naming it, never the reads.
+  PUBLISH_MODE: v.optional(v.string()),
+  PUBLISH_ATTESTERS: v.optional(v.string()),
+  PUBLISH_PER_MINUTE_CLIENT: v.optional(v.string()),
+  PUBLISH_PER_MINUTE_ATTESTER: v.optional(v.string()),
+  PUBLISH_MAX_BYTES: v.optional(v.string()),
+  OFFCHAIN_MAX_CLOCK_SKEW_SECONDS: v.optional(v.string()),
   REDIS_URL: optionalMatching(/^rediss?:\/\//, "REDIS_URL must start with redis://"),
   UPSTASH_REDIS_REST_URL: url("UPSTASH_REDIS_REST_URL"),
   UPSTASH_REDIS_REST_TOKEN: optionalNonEmpty,

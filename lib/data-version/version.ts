@@ -89,7 +89,11 @@ function variantOf(request: Request): string {
   const parts = [
     process.env.VERCEL_DEPLOYMENT_ID ?? process.env.VERCEL_GIT_COMMIT_SHA ?? VERSION,
     // The resource: an ETag holds for its own URL only (so a bad request is never a 304 of another URL's ETag).
-    requestUrl(request).pathname + requestUrl(request).search,
+    // An alias and its twin (/api/v0/location-records…, /api/v0/location-proofs…) are one resource, and so are a
+    // uid's spellings in either case (the 200's own ETag, appended to this, still tells different bodies apart).
+    (requestUrl(request).pathname + requestUrl(request).search)
+      .toLowerCase()
+      .replace(/^\/api\/v0\/location-records(?=[/?]|$)/, "/api/v0/location-proofs"),
     h.get("accept") ?? "",
     // The HTML pages' time filters are whole UTC days up to today (lib/ogc/html/views.ts).
     new Date().toISOString().slice(0, 10),

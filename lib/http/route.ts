@@ -171,7 +171,14 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
  * so its rows are at least that new), then a 304 from it alone when the client holds it, else the handler knowing it.
  */
 async function versioned(request: Request, handler: Handler): Promise<Response> {
-  const version = await requestScopeVersion(request);
+  let version: DataVersion;
+  try {
+    version = await requestScopeVersion(request);
+  } catch {
+    // No version to be had (the database is unreachable or unset): the handler answers as it would, a bad
+    // parameter with its 400 before any database work, a read with its own database error, and no data validators.
+    return handler(request);
+  }
   const held = notModified(request, version);
   if (held) {
     const headers = new Headers();
