@@ -53,6 +53,86 @@ export const singleCell = (t: Bounds) =>
 export const spanningBoundsBox = (t: Bounds) => distinctBoxForm(boundsBox(t));
 
 /**
+ * The attestation's own columns, as location_proofs and offchain_records both hold them (same names, types and
+ * meaning). A function, so that each table gets column builders of its own; location_proofs adds its defaults.
+ */
+const attestationColumns = () => ({
+  chainId: integer("chain_id").notNull(),
+  uid: text("uid").notNull(),
+  chain: text("chain").notNull(),
+  schemaUid: text("schema_uid").notNull(),
+  /** attester, lowercase 0x address */
+  prover: text("prover").notNull(),
+  /** recipient, lowercase 0x address */
+  subject: text("subject").notNull(),
+  attestationTime: timestamp("attestation_time", { withTimezone: true, mode: "date" }).notNull(),
+  expirationTime: timestamp("expiration_time", { withTimezone: true, mode: "date" }),
+  revocable: boolean("revocable").notNull(),
+  refUid: text("ref_uid"),
+  revoked: boolean("revoked").notNull().default(false),
+  revocationTime: timestamp("revocation_time", { withTimezone: true, mode: "date" }),
+});
+
+/**
+ * The columns decoded from the attestation data, as location_proofs and offchain_records both hold them, so one
+ * record serializer (lib/proofs/properties.ts) reads both. A function, as attestationColumns.
+ */
+const decodedColumns = () => ({
+  /** Raw attestation data (hex), kept even when it cannot be decoded. */
+  data: text("data").notNull(),
+  /** Null when the data decoded against the schema; otherwise why it did not. */
+  decodeError: text("decode_error"),
+  /** eventTimestamp as an instant; null when 0 (absent) or too large for a date. */
+  eventTimestamp: timestamp("event_timestamp", { withTimezone: true, mode: "date" }),
+  /** eventTimestamp exactly as on chain (uint256). */
+  eventTimestampRaw: numeric("event_timestamp_raw"),
+  srs: text("srs"),
+  locationType: text("location_type"),
+  /** The location string exactly as attested. */
+  location: text("location"),
+  recipeType: jsonb("recipe_type").$type<string[]>(),
+  recipePayload: jsonb("recipe_payload").$type<string[]>(),
+  mediaType: jsonb("media_type").$type<string[]>(),
+  mediaData: jsonb("media_data").$type<string[]>(),
+  memo: text("memo"),
+  /**
+   * The Location Protocol version the record follows: its own lp_version (lpVersion, specVersion) as major.minor
+   * when that reads as a version, else its schema's (lib/sync/schemas.ts); null for a schema that is not the
+   * protocol's (allowed by UID).
+   */
+  protocolVersion: text("protocol_version"),
+  /** The attested version field exactly as written (a string, or a number as text); null when the schema has none. */
+  lpVersion: text("lp_version"),
+  /** location_type in the protocol's vocabulary (lib/location/vocabulary.ts); null when it cannot be normalised. */
+  locationTypeNormalized: text("location_type_normalized"),
+  /**
+   * The schema's fields other than those the record takes by name (lib/sync/decode-attestation.ts), decoded, as one
+   * object (big integers as exact strings, bytes as hex); null when the schema has none.
+   */
+  applicationFields: jsonb("application_fields").$type<Record<string, unknown>>(),
+  /** Why the location has no coordinates, or what was not taken as written; null when it decoded as declared. */
+  decodeWarning: text("decode_warning"),
+  /**
+   * Which decoder derived the decoded columns: rows of an older one are decoded again from `data` by the sync engine
+   * (lib/sync/redecode.ts). DECODER_VERSION is the current one.
+   */
+  decoderVersion: smallint("decoder_version").notNull(),
+  /** Decoded geometry; null when the location has no valid geographic data. */
+  geometry: jsonb("geometry").$type<StoredGeometry>(),
+  /** The representative point: a point on or in the geometry (lib/location/geometry.ts). */
+  longitude: doublePrecision("longitude"),
+  latitude: doublePrecision("latitude"),
+  /** The bounds: west, south, east, north; west > east when the geometry crosses the antimeridian. */
+  minLon: doublePrecision("min_lon"),
+  minLat: doublePrecision("min_lat"),
+  maxLon: doublePrecision("max_lon"),
+  maxLat: doublePrecision("max_lat"),
+});
+
+const proofAttestation = attestationColumns();
+const proofDecoded = decodedColumns();
+
+/**
  * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):
  * the decoded GeoJSON, a representative point and the geometry's bounds (west > east across the antimeridian), which
  * a GiST index over a `box` expression (boundsBox) serves for bbox filters on PGlite, PostgreSQL and Neon alike.
@@ -60,75 +140,19 @@ export const spanningBoundsBox = (t: Bounds) => distinctBoxForm(boundsBox(t));
 export const locationProofs = pgTable(
   "location_proofs",
   {
-    chainId: integer("chain_id").notNull(),
-    uid: text("uid").notNull(),
-    chain: text("chain").notNull(),
-    schemaUid: text("schema_uid").notNull(),
-    /** attester, lowercase 0x address */
-    prover: text("prover").notNull(),
-    /** recipient, lowercase 0x address */
-    subject: text("subject").notNull(),
-    attestationTime: timestamp("attestation_time", { withTimezone: true, mode: "date" }).notNull(),
-    expirationTime: timestamp("expiration_time", { withTimezone: true, mode: "date" }),
-    revocable: boolean("revocable").notNull().default(true),
-    refUid: text("ref_uid"),
-    revoked: boolean("revoked").notNull().default(false),
-    revocationTime: timestamp("revocation_time", { withTimezone: true, mode: "date" }),
+    ...proofAttestation,
+    revocable: proofAttestation.revocable.default(true),
     /** Block of the Revoked event that set `revoked`, so a reorg that orphans it can undo it. */
     revocationBlockNumber: bigint("revocation_block_number", { mode: "number" }),
     blockNumber: bigint("block_number", { mode: "number" }).notNull(),
     blockHash: text("block_hash").notNull(),
     txHash: text("tx_hash").notNull(),
     logIndex: integer("log_index").notNull(),
-    /** Raw attestation data (hex), kept even when it cannot be decoded. */
-    data: text("data").notNull(),
-    /** Null when the data decoded against the schema; otherwise why it did not. */
-    decodeError: text("decode_error"),
-    /** eventTimestamp as an instant; null when 0 (absent) or too large for a date. */
-    eventTimestamp: timestamp("event_timestamp", { withTimezone: true, mode: "date" }),
-    /** eventTimestamp exactly as on chain (uint256). */
-    eventTimestampRaw: numeric("event_timestamp_raw"),
-    srs: text("srs"),
-    locationType: text("location_type"),
-    /** The location string exactly as attested. */
-    location: text("location"),
-    recipeType: jsonb("recipe_type").$type<string[]>(),
-    recipePayload: jsonb("recipe_payload").$type<string[]>(),
-    mediaType: jsonb("media_type").$type<string[]>(),
-    mediaData: jsonb("media_data").$type<string[]>(),
-    memo: text("memo"),
-    /**
-     * The Location Protocol version the record follows: its own lp_version (lpVersion, specVersion) as major.minor
-     * when that reads as a version, else its schema's (lib/sync/schemas.ts); null for a schema that is not the
-     * protocol's (allowed by UID). Rows indexed before schemas were discovered are all v0.1's.
-     */
-    protocolVersion: text("protocol_version").default("0.1"),
-    /** The attested version field exactly as written (a string, or a number as text); null when the schema has none. */
-    lpVersion: text("lp_version"),
-    /** location_type in the protocol's vocabulary (lib/location/vocabulary.ts); null when it cannot be normalised. */
-    locationTypeNormalized: text("location_type_normalized"),
-    /**
-     * The schema's fields other than those the record takes by name (lib/sync/decode-attestation.ts), decoded, as one
-     * object (big integers as exact strings, bytes as hex); null when the schema has none.
-     */
-    applicationFields: jsonb("application_fields").$type<Record<string, unknown>>(),
-    /** Why the location has no coordinates, or what was not taken as written; null when it decoded as declared. */
-    decodeWarning: text("decode_warning"),
-    /**
-     * Which decoder derived the decoded columns: rows of an older one are decoded again from `data` by the sync engine
-     * (lib/sync/redecode.ts). DECODER_VERSION is the current one.
-     */
-    decoderVersion: smallint("decoder_version").notNull().default(2),
-    /** Decoded geometry; null when the location has no valid geographic data. */
-    geometry: jsonb("geometry").$type<StoredGeometry>(),
-    /** The representative point: a point on or in the geometry (lib/location/geometry.ts). */
-    longitude: doublePrecision("longitude"),
-    latitude: doublePrecision("latitude"),
-    /** The bounds: west, south, east, north; west > east when the geometry crosses the antimeridian. */
-    minLon: doublePrecision("min_lon"),
-    minLat: doublePrecision("min_lat"),
-    maxLon: doublePrecision("max_lon"),
-    maxLat: doublePrecision("max_lat"),
+    ...proofDecoded,
+    /** Rows indexed before schemas were discovered are all v0.1's. */
+    protocolVersion: proofDecoded.protocolVersion.default("0.1"),
+    /** Rows of an older decoder are decoded again by the sync engine (lib/sync/redecode.ts). */
+    decoderVersion: proofDecoded.decoderVersion.default(2),
     indexedAt: timestamp("indexed_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [
@@ -458,51 +482,16 @@ export type SyncRunRow = typeof syncRuns.$inferSelect;
  * a `source` column in it: the on-chain table's counts (proof_counts and its siblings, kept by triggers), its indexes
  * and its sync bookkeeping (blocks, reorgs, revocation reconciliation against the chain) keep their meaning and their
  * speed untouched, and the sync engine never meets a row it did not write. The decoded columns carry the same names
- * and meaning as location_proofs', so one record serializer (lib/proofs/properties.ts) reads both.
+ * and meaning as location_proofs' (attestationColumns, decodedColumns), so one record serializer
+ * (lib/proofs/properties.ts) reads both. Here chain_id is the chain of the signature's EIP-712 domain (its EAS
+ * contract is the verifyingContract); prover is the address the signature recovers; revoked stays false, as off-chain
+ * revocations are events on chain (RevokedOffchain) not read yet.
  */
 export const offchainRecords = pgTable(
   "offchain_records",
   {
-    /** the chain of the signature's EIP-712 domain (its EAS contract is the verifyingContract) */
-    chainId: integer("chain_id").notNull(),
-    uid: text("uid").notNull(),
-    chain: text("chain").notNull(),
-    schemaUid: text("schema_uid").notNull(),
-    /** the attester: the address the signature recovers, lowercase */
-    prover: text("prover").notNull(),
-    subject: text("subject").notNull(),
-    attestationTime: timestamp("attestation_time", { withTimezone: true, mode: "date" }).notNull(),
-    expirationTime: timestamp("expiration_time", { withTimezone: true, mode: "date" }),
-    revocable: boolean("revocable").notNull(),
-    refUid: text("ref_uid"),
-    /** off-chain revocations are events on chain (RevokedOffchain); not read yet, so false */
-    revoked: boolean("revoked").notNull().default(false),
-    revocationTime: timestamp("revocation_time", { withTimezone: true, mode: "date" }),
-    data: text("data").notNull(),
-    decodeError: text("decode_error"),
-    eventTimestamp: timestamp("event_timestamp", { withTimezone: true, mode: "date" }),
-    eventTimestampRaw: numeric("event_timestamp_raw"),
-    srs: text("srs"),
-    locationType: text("location_type"),
-    location: text("location"),
-    recipeType: jsonb("recipe_type").$type<string[]>(),
-    recipePayload: jsonb("recipe_payload").$type<string[]>(),
-    mediaType: jsonb("media_type").$type<string[]>(),
-    mediaData: jsonb("media_data").$type<string[]>(),
-    memo: text("memo"),
-    protocolVersion: text("protocol_version"),
-    lpVersion: text("lp_version"),
-    locationTypeNormalized: text("location_type_normalized"),
-    applicationFields: jsonb("application_fields").$type<Record<string, unknown>>(),
-    decodeWarning: text("decode_warning"),
-    decoderVersion: smallint("decoder_version").notNull(),
-    geometry: jsonb("geometry").$type<StoredGeometry>(),
-    longitude: doublePrecision("longitude"),
-    latitude: doublePrecision("latitude"),
-    minLon: doublePrecision("min_lon"),
-    minLat: doublePrecision("min_lat"),
-    maxLon: doublePrecision("max_lon"),
-    maxLat: doublePrecision("max_lat"),
+    ...attestationColumns(),
+    ...decodedColumns(),
     /** the EAS off-chain attestation version (1 or 2) */
     offchainVersion: smallint("offchain_version").notNull(),
     /** the EIP-712 domain's version (the EAS contract's version string) */
