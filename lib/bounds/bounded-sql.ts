@@ -84,7 +84,3 @@ export const truncatedMarker = (href: string): SQL =>
       sql`, `,
     )}]::text[], null)), 'href', ${literal(href)} || ${p.uid})`,
   );
-
-/** The marker where a list cut the row, else null (GraphQL's `truncated` field). */
-export const truncatedOrNull = (href: string): SQL =>
-  once(sql`case when ${ANY_CUT} then ${truncatedMarker(href)} else null end`);

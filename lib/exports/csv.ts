@@ -16,21 +16,21 @@ import type { ExportWriter, WriterOptions } from "./writer.js";
  */
 export function csvWriter({ columns, points }: WriterOptions): ExportWriter {
   const encoder = new TextEncoder();
+  const rest = columns.filter((c) => c.name !== "id");
+  const header = () => [
+    encoder.encode(`${["id", "geometry", ...rest.map((c) => c.name)].map(field).join(",")}\r\n`),
+  ];
   if (points) {
     // Each record written by PostgreSQL (csvPointRecord): the rows' texts are the file's lines, joined.
     return {
       rowSql: csvPointRecord,
-      start: () => [
-        encoder.encode(`${["id", "geometry", ...columns.slice(1).map((c) => c.name)].join(",")}\r\n`),
-      ],
+      start: header,
       write: (records) => [encoder.encode(records.join(""))],
       finish: () => [],
     };
   }
-  const names = ["id", "geometry", ...columns.filter((c) => c.name !== "id").map((c) => c.name)];
-  const rest = columns.filter((c) => c.name !== "id");
   return {
-    start: () => [encoder.encode(`${names.map(field).join(",")}\r\n`)],
+    start: header,
     write(features) {
       let text = "";
       for (const json of features) {

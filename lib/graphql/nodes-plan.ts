@@ -10,9 +10,9 @@ import {
 import { listSource } from "../bounds/bounded-sql.js";
 import { PAGE_BYTES } from "../bounds/limits.js";
 import { BoundedMap } from "../cache/bounded-map.js";
-import { jsonTextOf, recordListJson } from "../proofs/json-sql.js";
+import { jsonTextOf } from "../proofs/json-sql.js";
 import { PROOF_PROPERTIES, type ProofProperty } from "../proofs/properties.js";
-import { LIST_PATH } from "../v0/paths.js";
+import { LIST_RECORD_JSON } from "../v0/location-proofs.js";
 import { MAX_ALIASES } from "./limits.js";
 import { camelCase } from "./proof-type.js";
 
@@ -35,10 +35,10 @@ export type NodesPlan =
 const BY_FIELD = new Map<string, ProofProperty>(PROOF_PROPERTIES.map((q) => [camelCase(q.name), q]));
 const TYPENAME = { name: "__typename", source: sql`'LocationProof'::text` };
 /**
- * The native record as the list carries it (its values within the list's bounds, `truncated` where one was cut:
+ * The native list's record (LIST_RECORD_JSON: its values within the list's bounds, `truncated` where one was cut:
  * lib/bounds/), for graphql-js to execute a selection over (LocationProof has no distance: none is written).
  */
-const RECORD = recordListJson(`${LIST_PATH}/`)();
+const RECORD = LIST_RECORD_JSON();
 /** Nothing to write for a page whose proofs no one reads (totalCount, pageInfo): only its sort key is read. */
 const NOTHING = sql`null`;
 
