@@ -463,6 +463,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       startBlock: chain.startBlock,
       schemaStartBlock: chain.schemaStartBlock,
       statementTimeoutMs: options.statementTimeoutMs,
+      deadline: writerOf.deadline,
     });
     const back = (c: number | null, start: number) =>
       c === null || c <= ancestor ? c : ancestor < start ? null : ancestor;
