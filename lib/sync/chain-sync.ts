@@ -10,7 +10,7 @@ import { deleteRows } from "./deletes.js";
 import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
 import { getTailLogs, type TailLogs } from "./logs.js";
-import type { SyncOptions } from "./options.js";
+import { nextRange, type SyncOptions } from "./options.js";
 import { redecode } from "./redecode.js";
 import { findReorg, readTop } from "./reorg.js";
 import { storedBlocks } from "./store/blocks.js";
@@ -190,7 +190,7 @@ export function createChainSync(deps: ChainSyncDeps) {
             // Nothing in the range for either contract: both cursors move in one commit.
             const [from, end] = [cursor + 1, confirmedHead];
             const grown = (size: number | null) =>
-              Math.min(options.maxRange, Math.max(size ?? options.initialRange, end - from + 1) * 2);
+              nextRange(options, size ?? options.initialRange, end - from + 1);
             const block = await stage.block(end);
             await commitQuiet(db, {
               ...writerOf,
@@ -463,6 +463,7 @@ export function createChainSync(deps: ChainSyncDeps) {
       startBlock: chain.startBlock,
       schemaStartBlock: chain.schemaStartBlock,
       statementTimeoutMs: options.statementTimeoutMs,
+      deadline: writerOf.deadline,
     });
     const back = (c: number | null, start: number) =>
       c === null || c <= ancestor ? c : ancestor < start ? null : ancestor;

@@ -5,6 +5,7 @@ import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
 import { log } from "../log.js";
 import { readUntilFound, untilKnown } from "./lag.js";
 import { getRegisteredLogs } from "./logs.js";
+import { nextRange } from "./options.js";
 import { type RegisteredSchema, readSchemas } from "./reads.js";
 import { describeSchema, indexes } from "./schemas.js";
 import { commitDiscovery } from "./store/discovery.js";
@@ -188,7 +189,7 @@ export async function discover(
     );
     end = logs.toBlock;
     const covered = end - from + 1;
-    rangeSize = logs.refused ? covered : Math.min(options.maxRange, Math.max(rangeSize, covered) * 2);
+    rangeSize = nextRange(options, rangeSize, covered, logs.refused);
     const fresh = [...new Set(logs.events.map((e) => e.uid))].filter(
       (uid) => !schemas.has(uid) && !pending.rows.has(uid),
     );

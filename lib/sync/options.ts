@@ -51,6 +51,17 @@ export type SyncOptions = {
   schemaPolicy: SchemaPolicy;
 };
 
+/**
+ * The range size to ask next after `covered` blocks were read: what the provider accepted when it refused a larger
+ * range, else doubled after a clean success (ponder's strategy), at most maxRange. Remembered for the next run.
+ */
+export const nextRange = (
+  options: Pick<SyncOptions, "maxRange">,
+  size: number,
+  covered: number,
+  refused = false,
+) => (refused ? covered : Math.min(options.maxRange, Math.max(size, covered) * 2));
+
 /** How long past the time budget a step started before it may still run (SyncOptions.deadlineMs). */
 export const DEADLINE_GRACE_MS = 5_000;
 

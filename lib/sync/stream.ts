@@ -6,7 +6,7 @@ import type { ChainConfig } from "../chains/registry.js";
 import { attestationRow, type DecodingSchema, type OnchainAttestation } from "./decode-attestation.js";
 import { readUntilFound } from "./lag.js";
 import { type EasEvent, getEasLogs, type TailLogs } from "./logs.js";
-import type { SyncOptions } from "./options.js";
+import { nextRange, type SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
 import { parseSchema } from "./schemas.js";
 import { type Commit, commitBatch, type Revocation } from "./store/batch.js";
@@ -101,7 +101,7 @@ export async function indexStream(
       : { events: [], toBlock: s.target, refused: false };
     const covered = logs.toBlock - from + 1;
     // Remember what the provider accepted; grow again after a clean success (ponder's strategy).
-    rangeSize = logs.refused ? covered : Math.min(options.maxRange, Math.max(rangeSize, covered) * 2);
+    rangeSize = nextRange(options, rangeSize, covered, logs.refused);
     if (!s.backfillOf) stage.outcome.fromBlock ??= from;
     cursor = await indexRange(stage, schemas, {
       from,

@@ -20,6 +20,8 @@ export async function rewind(
     startBlock: number;
     schemaStartBlock: number;
     statementTimeoutMs: number;
+    /** the run's deadline (Writer.deadline): the rewind gets at most the time left */
+    deadline?: number;
   },
 ): Promise<{ deleted: number; unrevoked: number; schemasForgotten: number }> {
   return transactionWithBudget(db, budgetMs(c), async (tx) => {
