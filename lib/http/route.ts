@@ -15,7 +15,7 @@ import { log } from "../log.js";
 import { authorizeRestricted } from "./auth.js";
 import { trustedClientIp } from "./client-ip.js";
 import { corsHeaders, preflightWith } from "./cors.js";
-import { methodNotAllowed } from "./errors.js";
+import { ApiError, methodNotAllowed } from "./errors.js";
 import { requestedFormat } from "./format.js";
 import { getRateLimiter, type RateLimitOutcome, rateLimitHeaders, tooManyRequests } from "./rate-limit.js";
 import { requestUrl } from "./request-url.js";
@@ -174,7 +174,9 @@ async function versioned(request: Request, handler: Handler): Promise<Response> 
   let version: DataVersion;
   try {
     version = await requestScopeVersion(request);
-  } catch {
+  } catch (error) {
+    // A spent request budget is the answer: the handler would only be refused in turn, after another wait.
+    if (error instanceof ApiError && error.code === "RequestBudgetExceeded") throw error;
     // No version to be had (the database is unreachable or unset): the handler answers as it would, a bad
     // parameter with its 400 before any database work, a read with its own database error, and no data validators.
     return handler(request);

@@ -4,10 +4,10 @@ import { badParameter } from "../http/errors.js";
 import { parseEntries } from "../http/query.js";
 import { uidParam } from "../params/grammar.js";
 import { sourceFilter } from "../params/to-filter.js";
-import { proofStats } from "../proofs/stats.js";
 import { STATS_PARAMS } from "../v0/list-params.js";
 import { getLocationProof } from "../v0/location-proofs.js";
 import { serviceConfig } from "../v0/service-info.js";
+import { statsBody } from "../v0/stats-route.js";
 import { nativeParameters } from "./arguments.js";
 import {
   getProofInputSchema,
@@ -90,7 +90,7 @@ export const TOOLS: readonly Tool[] = [
         nativeParameters(args, { schema: "list", protocolVersion: "list", locationType: "list" }),
         STATS_PARAMS,
       );
-      const stats = (await proofStats(await getDb(), sourceFilter(q))) as unknown as Json & { total: number };
+      const stats = (await statsBody(await getDb(), sourceFilter(q))) as unknown as Json & { total: number };
       return {
         structured: stats,
         text: `${count(stats.total, "location proof")} in ${Object.keys(stats.by_chain as Json).length} chain(s).`,

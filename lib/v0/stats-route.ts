@@ -1,10 +1,10 @@
-import { getDb } from "../../db/client.js";
+import { type Db, getDb } from "../../db/client.js";
 import { parseQuery } from "../http/query.js";
 import { json } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
 import { publicationCounts } from "../offchain/records.js";
 import { sourceFilter } from "../params/to-filter.js";
-import { proofStats } from "../proofs/stats.js";
+import { proofStats, type StatsFilter } from "../proofs/stats.js";
 import { STATS_PARAMS } from "./list-params.js";
 
 /**
@@ -17,8 +17,12 @@ export const STATS_ROUTE: RouteDeclaration = {
   access: "public",
   GET: async (request) => {
     const q = parseQuery(request, STATS_PARAMS);
-    const db = await getDb();
-    const [stats, publications] = await Promise.all([proofStats(db, sourceFilter(q)), publicationCounts(db)]);
-    return json({ ...stats, publications });
+    return json(await statsBody(await getDb(), sourceFilter(q)));
   },
 };
+
+/** The statistics document: the proofs' counts and the publications' (the MCP tool answers the same). */
+export async function statsBody(db: Db, filter: StatsFilter) {
+  const [stats, publications] = await Promise.all([proofStats(db, filter), publicationCounts(db)]);
+  return { ...stats, publications };
+}

@@ -8,6 +8,7 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { createSyncService } from "../../lib/sync/service.js";
+import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
 import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
@@ -15,7 +16,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
  * Denying a schema with many rows: the rows go in batches across runs (lib/sync/deletes.ts), each batch its own
  * transaction, the count tables exact after every batch, the status showing what is left, and new attestations of
  * the other schemas indexed by every one of those runs. The denied schema's rows are synthetic copies of a real one
- * (new uids), so that the test has thousands without writing them on chain; the 500,000-row figure is bench:sync's.
+ * (new uids; the generated `shape` column is left to the database), so that the test has thousands without writing them on chain; the 500,000-row figure is bench:sync's.
  */
 const SYNTHETIC = 2_000;
 const BATCH = 300;
@@ -59,10 +60,12 @@ beforeAll(async () => {
   // with a loader's statement budget rather than a request's).
   await transactionWithBudget(app.db, 60_000, (tx) =>
     tx.execute(sql`
-    insert into location_proofs
-    select (json_populate_record(null::location_proofs,
-             (to_jsonb(p) || jsonb_build_object('uid', '0xee' || lpad(to_hex(g), 62, '0')))::json)).*
-      from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g`),
+    insert into location_proofs (${COLUMNS})
+    select ${COLUMNS} from (
+      select (json_populate_record(null::location_proofs,
+               (to_jsonb(p) || jsonb_build_object('uid', '0xee' || lpad(to_hex(g), 62, '0')))::json)).*
+        from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g
+    ) r`),
   );
 }, 120_000);
 afterAll(async () => {
