@@ -81,6 +81,22 @@ export const withDataVersion = <T>(version: DataVersion, work: () => Promise<T>)
 export const requestDataVersion = (): DataVersion | undefined => current.getStore();
 
 /**
+ * The resource an ETag holds for: its own URL only (so a bad request is never a 304 of another URL's ETag). An alias
+ * and its twin (/api/v0/location-records…, /api/v0/location-proofs…) are one resource, and so are a uid's spellings
+ * in either case; the query is kept as sent, since a filter's literals are case-sensitive (the 200's own ETag,
+ * appended to the variant, still tells different bodies apart).
+ */
+function resourceOf(request: Request): string {
+  const url = requestUrl(request);
+  // A uid is in the path as sent, and in the query too where the router passes a file route's [uid] segment there.
+  const lowerUids = (text: string) => text.replace(UID_IN_URL, (uid) => uid.toLowerCase());
+  const path = url.pathname.replace(/^\/api\/v0\/location-records(?=\/|$)/, "/api/v0/location-proofs");
+  return lowerUids(path) + lowerUids(url.search);
+}
+
+const UID_IN_URL = /(?<=[/=])0x[0-9a-f]{64}(?=[/&]|$)/gi;
+
+/**
  * What else a response depends on than the data: the URL, the deployment (its code), the representation chosen, and
  * the UTC day.
  */
@@ -88,12 +104,7 @@ function variantOf(request: Request): string {
   const h = request.headers;
   const parts = [
     process.env.VERCEL_DEPLOYMENT_ID ?? process.env.VERCEL_GIT_COMMIT_SHA ?? VERSION,
-    // The resource: an ETag holds for its own URL only (so a bad request is never a 304 of another URL's ETag).
-    // An alias and its twin (/api/v0/location-records…, /api/v0/location-proofs…) are one resource, and so are a
-    // uid's spellings in either case (the 200's own ETag, appended to this, still tells different bodies apart).
-    (requestUrl(request).pathname + requestUrl(request).search)
-      .toLowerCase()
-      .replace(/^\/api\/v0\/location-records(?=[/?]|$)/, "/api/v0/location-proofs"),
+    resourceOf(request),
     h.get("accept") ?? "",
     // The HTML pages' time filters are whole UTC days up to today (lib/ogc/html/views.ts).
     new Date().toISOString().slice(0, 10),

@@ -120,6 +120,21 @@ describe("validators from the data's version", () => {
     expect(all.res.status).toBe(200);
   });
 
+  it("an ETag holds for its own resource: a uid's case and the alias share it, a filter's literal case does not", async () => {
+    const uid = rows[0]!.uid;
+    const proof = await counted(`/api/v0/location-proofs/${uid}`);
+    const held = { "if-none-match": proof.res.headers.get("etag")! };
+    expect(
+      (await counted(`/api/v0/location-proofs/${uid.toUpperCase().replace("0X", "0x")}`, held)).res.status,
+    ).toBe(304);
+    expect((await counted(`/api/v0/location-records/${uid}`, held)).res.status).toBe(304);
+    // Two filters that differ only in a literal's case are two resources: one's validator is no 304 of the other.
+    const filter = (memo: string) => `${ITEMS}&filter=${encodeURIComponent(`memo = '${memo}'`)}`;
+    const upper = await counted(filter("Berlin"));
+    const lower = await counted(filter("berlin"), { "if-none-match": upper.res.headers.get("etag")! });
+    expect(lower.res.status).toBe(200);
+  });
+
   it("Last-Modified once the last change is over a second old; If-Modified-Since a 304 until the next change", async () => {
     await app.db.execute(sql`update data_versions set changed_at = changed_at - interval '10 seconds'`);
     const first = await counted(ITEMS);

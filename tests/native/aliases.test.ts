@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { NewLocationProofRow } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
@@ -18,6 +19,9 @@ beforeAll(async () => {
   app = await createTestApp({ CHAINS: "devnet,sepolia" });
   rows = sampleProofs({ count: 30, seed: 11 });
   await insertProofs(app.db, rows);
+  // Last-Modified is sent only once the last change is over a second old (lib/data-version/version.ts): aged here,
+  // so that a twin and its alias asked a moment apart cannot fall on either side of that second.
+  await app.db.execute(sql`update data_versions set changed_at = changed_at - interval '10 seconds'`);
 });
 afterAll(() => app.close());
 
