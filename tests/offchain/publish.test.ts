@@ -24,6 +24,7 @@ import { readPublication } from "../../lib/offchain/formats.js";
 import { offchainUid } from "../../lib/offchain/verify.js";
 import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /**
  * Off-chain location records, published and read back: the EAS SDK signs offchain versions 1 and 2 of the v0.1
@@ -66,10 +67,7 @@ beforeAll(async () => {
   const synced = await app.get("/api/sync", { method: "POST", headers: AUTH });
   expect(synced.status).toBe(200);
 }, 180_000);
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 

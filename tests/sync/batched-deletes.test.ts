@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows, transactionWithBudget } from "../../db/client.js";
 import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
@@ -11,6 +11,7 @@ import { createSyncService } from "../../lib/sync/service.js";
 import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
 import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /**
  * Denying a schema with many rows: the rows go in batches across runs (lib/sync/deletes.ts), each batch its own
@@ -68,10 +69,7 @@ beforeAll(async () => {
     ) r`),
   );
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("a denied schema's rows go in batches across runs", () => {
   it("each run deletes one batch, counts stay exact, status shows the rest, other schemas keep being indexed", async () => {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { getConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
@@ -8,6 +8,7 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { createSyncService } from "../../lib/sync/service.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
 
 /**
@@ -49,11 +50,7 @@ beforeAll(async () => {
   await attest(devnet.rpcUrl, devnet.eas, [{ data: proof("before") }]);
   await mine(devnet.rpcUrl, 2);
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await proxy?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, proxy, devnet]);
 
 describe("a run's deadline", () => {
   it("a provider that stops answering: the run ends within its deadline, nothing half-written; the next continues", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
@@ -10,6 +10,7 @@ import { createSyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
 import { buildSyncWorkers, type SyncWorkers } from "../helpers/sync-worker.js";
 
@@ -64,12 +65,7 @@ describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)",
     // Real latency in front of anvil, so a run lasts long enough to be killed in the middle of it.
     proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0, delayMs: 40 });
   }, 120_000);
-  afterAll(async () => {
-    await workers?.dispose();
-    await proxy?.close();
-    await app?.close();
-    await devnet?.stop();
-  });
+  endAfterAll(() => [workers, proxy, app, devnet]);
 
   it(`${KILLS} kills still converge to exactly the chain`, { timeout: 300_000 }, async () => {
     const dbUrl = (app.handle as { url?: string }).url;

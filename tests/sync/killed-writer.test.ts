@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
@@ -8,6 +8,7 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
 import { shareDb } from "../helpers/shared-db.js";
 import { buildSyncWorkers, type SyncWorkers } from "../helpers/sync-worker.js";
@@ -70,13 +71,7 @@ beforeAll(async () => {
     SYNC_ALERT_AFTER_SKIPS: String(ALERT_AFTER_SKIPS),
   });
 }, 120_000);
-afterAll(async () => {
-  await workers?.dispose();
-  await shared?.stop();
-  await proxy?.close();
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [workers, shared, proxy, app, devnet]);
 
 type CronAnswer = {
   at: number;

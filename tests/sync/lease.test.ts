@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
@@ -9,6 +9,7 @@ import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { createSyncService } from "../../lib/sync/service.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { usingPostgres } from "../helpers/test-db.js";
 
 /**
@@ -36,11 +37,7 @@ describe.skipIf(!usingPostgres())("lease: one writer per chain (PostgreSQL)", ()
     await attest(devnet.rpcUrl, devnet.eas, items, { chunk: 10 });
     await mine(devnet.rpcUrl, 3);
   });
-  afterAll(async () => {
-    await app?.close();
-    await proxy?.close();
-    await devnet?.stop();
-  });
+  endAfterAll(() => [app, proxy, devnet]);
 
   const service = () =>
     createSyncService({

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { getConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
@@ -15,6 +15,7 @@ import {
 import { createSyncService, type SyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /**
  * What a network with nothing new costs (issue #36: at most two RPC requests per cron run), counted by a real proxy
@@ -57,11 +58,7 @@ beforeAll(async () => {
   for (let i = 0; i < 5; i++) if ((await service.sync("manual")).chains[0]!.status === "ok") break;
   expect(await stored()).toBe(1);
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await proxy?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, proxy, devnet]);
 
 describe("a quiet network", () => {
   it("costs at most two RPC requests per run, and its cursor still moves to the confirmed head", async () => {

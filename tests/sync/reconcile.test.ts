@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
@@ -8,6 +8,7 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { createSyncService } from "../../lib/sync/service.js";
 import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /** Proofs per reconciliation page here: a pass over the file's proofs takes several calls. */
 const PAGE = 10;
@@ -56,10 +57,7 @@ beforeAll(async () => {
     attestations: PROOFS,
   });
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("revocation reconciliation continues where it stopped", () => {
   it("reaches the last uid across calls, records the revocation block, and status shows the pass", async () => {

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
@@ -9,6 +9,7 @@ import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schem
 import { createSyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 let devnet: Devnet;
 let app: TestApp;
@@ -39,10 +40,7 @@ beforeAll(async () => {
     CONFIRMATIONS_DEVNET: "0",
   });
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("reorgs", () => {
   it("anvil_reorg: rows of orphaned blocks go, canonical ones stay, an orphaned revocation is undone", async () => {

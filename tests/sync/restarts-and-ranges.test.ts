@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { http } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { createChainClient } from "../../lib/chains/client.js";
 import { chainConfigs } from "../../lib/chains/registry.js";
@@ -13,6 +13,7 @@ import { createChainSync } from "../../lib/sync/chain-sync.js";
 import { syncOptions } from "../../lib/sync/options.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 let devnet: Devnet;
 let app: TestApp;
@@ -88,10 +89,7 @@ beforeAll(async () => {
   }
   await mine(devnet.rpcUrl, 2);
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("restart mid-range", () => {
   it("a run killed between batches loses nothing and duplicates nothing when the next run resumes", async () => {

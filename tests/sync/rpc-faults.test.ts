@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Hex } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { createChainClient } from "../../lib/chains/client.js";
 import { type Config, loadConfig } from "../../lib/config.js";
@@ -13,6 +13,7 @@ import { createSyncService } from "../../lib/sync/service.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
 
 /**
@@ -80,9 +81,7 @@ beforeAll(async () => {
   devnet = await startTestDevnet();
   await writeChain(devnet);
 }, 120_000);
-afterAll(async () => {
-  await devnet?.stop();
-});
+endAfterAll(() => [devnet]);
 
 describe("30% faulty RPC responses", () => {
   let app: TestApp;
@@ -91,10 +90,7 @@ describe("30% faulty RPC responses", () => {
     app = await createTestApp({});
     proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0.3, seed, hangMs: 2_000 });
   });
-  afterAll(async () => {
-    await proxy?.close();
-    await app?.close();
-  });
+  endAfterAll(() => [proxy, app]);
 
   it("repeated cron runs converge to exactly the chain's truth", { timeout: 240_000 }, async () => {
     let truth = await chainTruth(devnet.rpcUrl, devnet.eas);
@@ -165,9 +161,7 @@ describe("database errors mid-transaction", () => {
   beforeAll(async () => {
     app = await createTestApp({});
   });
-  afterAll(async () => {
-    await app?.close();
-  });
+  endAfterAll(() => [app]);
 
   const checksum = async () =>
     (
@@ -283,9 +277,7 @@ describe("status under failure", () => {
       RPC_URL_SEPOLIA: `http://127.0.0.1:${deadPort}`,
     });
   });
-  afterAll(async () => {
-    await app?.close();
-  });
+  endAfterAll(() => [app]);
 
   it("shows the failing chain's error without hiding the healthy one", { timeout: 120_000 }, async () => {
     const sync = await app.get("/api/sync", { method: "POST", headers: AUTH });

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
 import { loadConfig } from "../../lib/config.js";
@@ -14,6 +14,7 @@ import { createSyncService } from "../../lib/sync/service.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, ROOT, type TestApp } from "../helpers/app.js";
 import { chainTruth } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { shareDb } from "../helpers/shared-db.js";
 
 /**
@@ -87,11 +88,7 @@ beforeAll(async () => {
   });
   app = await createTestApp({ CHAINS: "devnet", RPC_URL_DEVNET: proxy.url });
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await proxy?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, proxy, devnet]);
 
 describe("the operator's schema decisions", () => {
   it("a denied schema is not indexed (it is remembered as off); the others are", async () => {
