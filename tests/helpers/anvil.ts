@@ -31,6 +31,14 @@ export const blockNumber = async (rpcUrl: string) =>
 
 export const AUTH = { authorization: "Bearer test-secret" };
 
+/** The environment of an app that syncs the local chain at this RPC URL (the devnet's, or a proxy's in front of it). */
+export const oneDevnet = (rpcUrl: string, more: Record<string, string> = {}): Record<string, string> => ({
+  CRON_SECRET: "test-secret",
+  CHAINS: "devnet",
+  RPC_URL_DEVNET: rpcUrl,
+  ...more,
+});
+
 /** The environment of an app that syncs both local chains, at these RPC URLs (devnet's, devnet2's). */
 export const bothDevnets = (devnetUrl: string, devnet2Url: string): Record<string, string> => ({
   CRON_SECRET: "test-secret",

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, queryRows } from "../../db/client.js";
+import { queryRows } from "../../db/client.js";
 import { loadSyntheticProofs } from "../../lib/local/synthetic-proofs.js";
 import { itemsFilter } from "../../lib/ogc/items.js";
 import { parseSortby } from "../../lib/ogc/sortby.js";
@@ -10,6 +10,7 @@ import { type PagePlan, planPage } from "../../lib/proofs/plan.js";
 import { SORTABLE_PROPERTIES } from "../../lib/proofs/properties.js";
 import { pageAndCount } from "../../lib/proofs/query.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { recordingExecutes, type Statement } from "../helpers/statements.js";
 
 /**
  * Every order sortby offers is an index seek on every page: the statements of a page after a cursor, run again under
@@ -30,17 +31,8 @@ afterAll(() => app?.close());
 
 /** The statements a page issues, captured on their way to the database. */
 async function pageStatements(sortby: string, cursor: string): Promise<unknown[]> {
-  const statements: unknown[] = [];
-  const db = new Proxy(app.db, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (key !== "execute" || typeof value !== "function") return value;
-      return (query: Parameters<Db["execute"]>[0]) => {
-        statements.push(query);
-        return value.call(target, query);
-      };
-    },
-  });
+  const statements: Statement[] = [];
+  const db = recordingExecutes(app.db, statements);
   const plan = planPage(itemsFilter({}, COLLECTIONS["location-proofs"]), {
     limit: LIMIT,
     cursor,

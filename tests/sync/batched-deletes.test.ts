@@ -9,7 +9,7 @@ import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { createSyncService } from "../../lib/sync/service.js";
 import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 
@@ -55,7 +55,7 @@ beforeAll(async () => {
   devnet = await startTestDevnet();
   await seedLocationProtocol(devnet.rpcUrl, devnet);
   await mine(devnet.rpcUrl, 3);
-  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl));
   expect((await sync()).status).toBe("ok");
   // Synthetic rows of the schema about to be denied: copies of one of its real rows under new uids (a bulk load, so
   // with a loader's statement budget rather than a request's).

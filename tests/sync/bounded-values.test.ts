@@ -3,7 +3,7 @@ import { TEXT_CHARS } from "../../lib/bounds/limits.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 
@@ -46,7 +46,7 @@ beforeAll(async () => {
   expect(uids).toHaveLength(1);
   uid = uids[0]!;
   await mine(devnet.rpcUrl, 3);
-  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl));
   const sync = await app.get("/api/sync?chain=devnet", { method: "POST", headers: AUTH });
   expect(sync.status).toBe(200);
 }, 180_000);

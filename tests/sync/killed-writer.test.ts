@@ -5,7 +5,7 @@ import { queryRows } from "../../db/client.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, blockNumber, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
 import { endAfterAll } from "../helpers/fixtures.js";
@@ -63,13 +63,12 @@ beforeAll(async () => {
   await mine(devnet.rpcUrl, 3);
   // Real latency in front of anvil for the child only: its run lasts long enough to be killed in the middle.
   proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0, delayMs: 60 });
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    SYNC_LEASE_MS: String(LEASE_MS),
-    SYNC_ALERT_AFTER_SKIPS: String(ALERT_AFTER_SKIPS),
-  });
+  app = await createTestApp(
+    oneDevnet(devnet.rpcUrl, {
+      SYNC_LEASE_MS: String(LEASE_MS),
+      SYNC_ALERT_AFTER_SKIPS: String(ALERT_AFTER_SKIPS),
+    }),
+  );
 }, 120_000);
 endAfterAll(() => [workers, shared, proxy, app, devnet]);
 

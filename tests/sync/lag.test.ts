@@ -5,7 +5,7 @@ import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { createSyncService } from "../../lib/sync/service.js";
-import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
 /**
@@ -40,12 +40,7 @@ afterAll(async () => {
  * indexed within a few runs, no run rewinds, and the API never shows fewer proofs than it once did.
  */
 async function syncThroughLag(rpcUrl: string) {
-  const app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: rpcUrl,
-    CONFIRMATIONS_DEVNET: String(CONFIRMATIONS),
-  });
+  const app = await createTestApp(oneDevnet(rpcUrl, { CONFIRMATIONS_DEVNET: String(CONFIRMATIONS) }));
   apps.push(app);
   const service = createSyncService({ db: app.db, config: getConfig() });
   const count = async () =>

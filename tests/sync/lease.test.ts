@@ -7,7 +7,7 @@ import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { createSyncService } from "../../lib/sync/service.js";
-import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 import { usingPostgres } from "../helpers/test-db.js";
@@ -26,7 +26,7 @@ describe.skipIf(!usingPostgres())("lease: one writer per chain (PostgreSQL)", ()
     devnet = await startTestDevnet();
     // Latency makes the first run hold its lease long enough for the second to meet it.
     proxy = await startRpcProxy({ target: devnet.rpcUrl, delayMs: 150 });
-    app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: proxy.url });
+    app = await createTestApp(oneDevnet(proxy.url));
     const items = Array.from({ length: TOTAL }, (_, i) => ({
       data: encodeLocationProof({
         locationType: "DecimalDegrees<string>",

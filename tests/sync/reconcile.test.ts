@@ -6,7 +6,7 @@ import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { createSyncService } from "../../lib/sync/service.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 
@@ -37,12 +37,7 @@ const proof = async (uid: string) =>
 
 beforeAll(async () => {
   devnet = await startTestDevnet();
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    CONFIRMATIONS_DEVNET: "0",
-  });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl, { CONFIRMATIONS_DEVNET: "0" }));
   const data = encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5" });
   uids = (
     await attest(

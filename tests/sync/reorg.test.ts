@@ -7,7 +7,7 @@ import { type Devnet, startDevnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
 import { createSyncService } from "../../lib/sync/service.js";
-import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
+import { blockNumber, mine, oneDevnet, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 
@@ -33,12 +33,7 @@ const rows = async () =>
 beforeAll(async () => {
   devnet = await startTestDevnet();
   // Confirmations 0, so that the reorgs below reach indexed blocks without mining dozens of blocks.
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    CONFIRMATIONS_DEVNET: "0",
-  });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl, { CONFIRMATIONS_DEVNET: "0" }));
 });
 endAfterAll(() => [app, devnet]);
 

@@ -11,7 +11,7 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, type RpcProxyOptions, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { createChainSync } from "../../lib/sync/chain-sync.js";
 import { syncOptions } from "../../lib/sync/options.js";
-import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 
@@ -75,7 +75,7 @@ async function throughProxy(
 
 beforeAll(async () => {
   devnet = await startTestDevnet();
-  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl));
   // Six transactions of ten: six blocks with logs, so commits of ten fall on block boundaries.
   for (let i = 0; i < TOTAL; i += 10) {
     const items = Array.from({ length: 10 }, (_, j) => ({
