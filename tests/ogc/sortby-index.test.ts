@@ -77,26 +77,20 @@ describe("every sortby is an index seek on every page", () => {
     }
   });
 
-  it("a further property only after one whose values rarely tie", async () => {
-    for (const sortby of [
-      "chain,-block_number",
-      "prover,attestation_time",
-      "-subject,attestation_time",
-      "longitude,chain",
-    ]) {
+  // A further property only after one whose values rarely tie.
+  it.each(["chain,-block_number", "prover,attestation_time", "-subject,attestation_time", "longitude,chain"])(
+    "refuses %s: its first property's values tie often",
+    async (sortby) => {
       const res = await app.get(`${ITEMS}?sortby=${sortby}`);
       expect(res.status, sortby).toBe(400);
       expect(res.body).toMatchObject({ code: "InvalidParameterValue", parameter: "sortby" });
-    }
-    for (const sortby of [
-      "block_number,-chain",
-      "-attestation_time,prover",
-      "uid,chain",
-      "-subject,-uid",
-      "latitude,uid",
-    ]) {
+    },
+  );
+  it.each(["block_number,-chain", "-attestation_time,prover", "uid,chain", "-subject,-uid", "latitude,uid"])(
+    "accepts %s: its first property's values rarely tie",
+    async (sortby) => {
       const res = await app.get(`${ITEMS}?limit=3&sortby=${sortby}`);
       expect(res.status, sortby).toBe(200);
-    }
-  });
+    },
+  );
 });
