@@ -1,17 +1,16 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows, transactionWithBudget } from "../../db/client.js";
-import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
 import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 
 /**
  * Denying a schema with many rows: the rows go in batches across runs (lib/sync/deletes.ts), each batch its own
@@ -28,15 +27,8 @@ let app: TestApp;
 
 const sync = async (env: Record<string, string> = {}) =>
   (
-    await createSyncService({
-      db: app.db,
-      config: loadConfig({
-        LOG_LEVEL: "silent",
-        CHAINS: "devnet",
-        RPC_URL_DEVNET: devnet.rpcUrl,
-        CONFIRMATIONS_DEVNET: "0",
-        ...env,
-      }),
+    await syncService(app, {
+      config: devnetSyncConfig(devnet.rpcUrl, { CONFIRMATIONS_DEVNET: "0", ...env }),
       options: { deleteBatchSize: BATCH, deleteBatchesPerRun: 1 },
     }).sync("manual")
   ).chains[0]!;

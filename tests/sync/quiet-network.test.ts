@@ -12,10 +12,11 @@ import {
   encodeRecord,
   registerSchemas,
 } from "../../lib/devnet/schemas.js";
-import { createSyncService, type SyncService } from "../../lib/sync/service.js";
+import type { SyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { syncService } from "../helpers/sync-service.js";
 
 /**
  * What a network with nothing new costs (issue #36: at most two RPC requests per cron run), counted by a real proxy
@@ -51,7 +52,7 @@ beforeAll(async () => {
     RPC_URL_DEVNET: proxy.url,
     CONFIRMATIONS_DEVNET: String(CONFIRMATIONS),
   });
-  service = createSyncService({ db: app.db, config: getConfig() });
+  service = syncService(app);
   await attest(devnet.rpcUrl, devnet.eas, [{ data: proof("first") }]);
   await mine(devnet.rpcUrl, CONFIRMATIONS);
   // Catch up (the first runs read the history in ranges of their own).
@@ -89,8 +90,7 @@ describe("a quiet network", () => {
   it("an allowed schema the registry does not know is asked beside the logs, then left to discovery", async () => {
     const config = getConfig();
     const unknownUid = `0x${"ab".repeat(32)}`;
-    const allowing = createSyncService({
-      db: app.db,
+    const allowing = syncService(app, {
       config,
       options: {
         schemaPolicy: { ...config.schemas, allow: new Set([...config.schemas.allow, unknownUid]) },

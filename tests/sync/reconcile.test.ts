@@ -1,14 +1,13 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { syncService } from "../helpers/sync-service.js";
 
 /** Proofs per reconciliation page here: a pass over the file's proofs takes several calls. */
 const PAGE = 10;
@@ -19,9 +18,7 @@ let app: TestApp;
 let uids: string[] = [];
 
 const service = (options: Record<string, unknown> = {}) =>
-  createSyncService({
-    db: app.db,
-    config: getConfig(),
+  syncService(app, {
     // A budget of nothing: each call checks exactly one page (every call checks at least one).
     options: { reconcilePageSize: PAGE, timeBudgetMs: 0, ...options },
   });

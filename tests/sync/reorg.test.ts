@@ -1,15 +1,14 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import { type Devnet, startDevnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, oneDevnet, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { syncService } from "../helpers/sync-service.js";
 
 let devnet: Devnet;
 let app: TestApp;
@@ -17,7 +16,7 @@ let app: TestApp;
 const proofData = (memo: string) =>
   encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5", memo });
 const sync = async () => {
-  const report = await createSyncService({ db: app.db, config: getConfig() }).sync("manual");
+  const report = await syncService(app).sync("manual");
   return report.chains[0]!;
 };
 const rows = async () =>
