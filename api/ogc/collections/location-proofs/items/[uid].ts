@@ -3,6 +3,6 @@ import { itemRoute } from "../../../../../lib/ogc/collection-routes.js";
 import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 
 // GET /api/ogc/collections/location-proofs/items/{uid} (vercel.json rewrites the path here with ?uid=).
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route(
-  itemRoute(COLLECTIONS["location-proofs"]),
-);
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  ...itemRoute(COLLECTIONS["location-proofs"]),
+});

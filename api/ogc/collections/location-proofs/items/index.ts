@@ -3,6 +3,6 @@ import { itemsRoute } from "../../../../../lib/ogc/collection-routes.js";
 import { COLLECTIONS } from "../../../../../lib/ogc/vocabulary.js";
 
 // GET /api/ogc/collections/location-proofs/items: a page of GeoJSON or JSON-FG features (or the HTML map).
-export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route(
-  itemsRoute(COLLECTIONS["location-proofs"]),
-);
+export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({
+  ...itemsRoute(COLLECTIONS["location-proofs"]),
+});
