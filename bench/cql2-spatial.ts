@@ -12,22 +12,16 @@
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { GET } from "../api/ogc/collections/location-proof-shapes/items/index.js";
-import { connect, MAINTENANCE_BUDGETS, setDatabase } from "../db/client.js";
-import { migrate } from "../db/migrate.js";
+import { connect, setDatabase } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
-import { admin, databaseUrl } from "./common.js";
+import { generatedDatabase, insertGenerated } from "./common.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const DB_NAME = "lpqs_bench_postgis";
-const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const reload = process.argv.includes("--reload");
 
 const LOAD = (rows: number) =>
-  sql.raw(`
-insert into location_proofs (chain_id, uid, chain, schema_uid, prover, subject, attestation_time, revocable, revoked,
-  revocation_time, block_number, block_hash, tx_hash, log_index, data, event_timestamp, event_timestamp_raw, srs,
-  location_type, location, geometry, longitude, latitude, min_lon, min_lat, max_lon, max_lat, memo)
+  insertGenerated(`
 select 8453, g.uid, 'base', '0x' || repeat('ab', 32), g.prover, g.prover, g.t + interval '5 seconds', true,
   g.revoked, case when g.revoked then g.t + interval '1 minute' end, 1000000 + g.i, g.hash, g.hash, 0, '0x', g.t,
   extract(epoch from g.t)::bigint, 'EPSG:4326', 'geojson', g.geom::text, g.geom, g.lon, g.lat,
@@ -55,31 +49,12 @@ from (
   ) s2
 ) g`);
 
-async function prepare(): Promise<string> {
-  const url = databaseUrl(serverUrl, DB_NAME);
-  const exists =
-    (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`, serverUrl)).length > 0;
-  if (exists && !reload) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const { rows } = await client.query("select count(*)::int as n from location_proofs");
-    await client.end();
-    if (rows[0].n === ROWS) return url;
-  }
-  await admin(`drop database if exists ${DB_NAME} with (force)`, serverUrl);
-  await admin(`create database ${DB_NAME}`, serverUrl);
-  const handle = await connect(url, "pg", MAINTENANCE_BUDGETS);
-  await migrate(handle);
-  const started = performance.now();
-  await handle.db.execute(sql`select setseed(0.34)`);
-  await handle.db.execute(LOAD(ROWS));
-  await handle.db.execute(sql`vacuum analyze location_proofs`);
-  console.log(
-    `loaded ${ROWS.toLocaleString("en")} proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
-  await handle.close();
-  return url;
-}
+/** The shapes' database, its proofs loaded with a seed of their own. */
+const prepare = () =>
+  generatedDatabase(DB_NAME, ROWS, async (handle) => {
+    await handle.db.execute(sql`select setseed(0.34)`);
+    await handle.db.execute(LOAD(ROWS));
+  });
 
 const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

@@ -13,26 +13,19 @@
  * database (lpqs_bench_ogc), kept between runs.
  */
 import { sql } from "drizzle-orm";
-import pg from "pg";
 import { GET as shapesGET } from "../api/ogc/collections/location-proof-shapes/items/index.js";
 import { GET } from "../api/ogc/collections/location-proofs/items/index.js";
-import { connect, MAINTENANCE_BUDGETS, setDatabase } from "../db/client.js";
-import { migrate } from "../db/migrate.js";
+import { connect, setDatabase } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
-import { admin, databaseUrl } from "./common.js";
+import { generatedDatabase, insertGenerated } from "./common.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
 const DB_NAME = "lpqs_bench_ogc";
-const serverUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const reload = process.argv.includes("--reload");
 
 /** One INSERT … SELECT over generate_series: all randomness comes from PostgreSQL's random(), seeded. */
 const LOAD = (rows: number) =>
-  sql.raw(`
-insert into location_proofs (chain_id, uid, chain, schema_uid, prover, subject, attestation_time, revocable, revoked,
-  revocation_time, block_number, block_hash, tx_hash, log_index, data, event_timestamp, event_timestamp_raw, srs,
-  location_type, location, geometry, longitude, latitude, min_lon, min_lat, max_lon, max_lat, memo)
+  insertGenerated(`
 select c.chain_id, g.uid, c.chain, '0x' || repeat('ab', 32), g.prover, g.subject, g.t + interval '5 seconds', true,
   g.revoked, case when g.revoked then g.t + interval '1 minute' end, 1000000 + g.i, g.hash, g.hash, 0, '0x', g.t,
   extract(epoch from g.t)::bigint, 'EPSG:4326',
@@ -74,45 +67,20 @@ from (
 join (values (0, 'sepolia', 11155111), (1, 'base', 8453), (2, 'arbitrum', 42161), (3, 'celo', 42220)) as c(n, chain, chain_id)
   on c.n = g.i % 4`);
 
-async function prepare(): Promise<string> {
-  const exists =
-    (await admin(`select 1 from pg_database where datname = '${DB_NAME}'`, serverUrl)).length > 0;
-  const url = databaseUrl(serverUrl, DB_NAME);
-  if (exists && !reload) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const { rows } = await client.query("select count(*)::int as n from location_proofs");
-    await client.end();
-    if (rows[0].n === ROWS) {
-      // A kept dataset still gets the migrations added since it was loaded (they backfill what they add).
-      const handle = await connect(url, "pg", MAINTENANCE_BUDGETS);
-      await migrate(handle);
-      await handle.close();
-      return url;
-    }
-  }
-  await admin(`drop database if exists ${DB_NAME} with (force)`, serverUrl);
-  await admin(`create database ${DB_NAME}`, serverUrl);
-  const handle = await connect(url, "pg", MAINTENANCE_BUDGETS);
-  await migrate(handle);
-  const started = performance.now();
-  // Secondary indexes are dropped during the load and rebuilt after it (one sort each instead of a million
-  // insertions each): the same indexes the migrations create, by their own definitions.
-  const indexes = (await handle.db.execute(
-    sql`select indexname, indexdef from pg_indexes where tablename = 'location_proofs' and indexname <> 'location_proofs_pkey'`,
-  )) as unknown as { rows: { indexname: string; indexdef: string }[] };
-  for (const ix of indexes.rows) await handle.db.execute(sql.raw(`drop index ${ix.indexname}`));
-  await handle.db.execute(sql`select setseed(0.42)`);
-  await handle.db.execute(LOAD(ROWS));
-  await handle.db.execute(sql`set maintenance_work_mem = '256MB'`);
-  for (const ix of indexes.rows) await handle.db.execute(sql.raw(ix.indexdef));
-  await handle.db.execute(sql`vacuum analyze location_proofs`);
-  console.log(
-    `loaded ${ROWS.toLocaleString("en")} proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
-  await handle.close();
-  return url;
-}
+/** The items' database; its proofs are loaded without the secondary indexes, which are rebuilt after. */
+const prepare = () =>
+  generatedDatabase(DB_NAME, ROWS, async (handle) => {
+    // Secondary indexes are dropped during the load and rebuilt after it (one sort each instead of a million
+    // insertions each): the same indexes the migrations create, by their own definitions.
+    const indexes = (await handle.db.execute(
+      sql`select indexname, indexdef from pg_indexes where tablename = 'location_proofs' and indexname <> 'location_proofs_pkey'`,
+    )) as unknown as { rows: { indexname: string; indexdef: string }[] };
+    for (const ix of indexes.rows) await handle.db.execute(sql.raw(`drop index ${ix.indexname}`));
+    await handle.db.execute(sql`select setseed(0.42)`);
+    await handle.db.execute(LOAD(ROWS));
+    await handle.db.execute(sql`set maintenance_work_mem = '256MB'`);
+    for (const ix of indexes.rows) await handle.db.execute(sql.raw(ix.indexdef));
+  });
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;

@@ -11,23 +11,13 @@ import { cpus, loadavg } from "node:os";
 import type { Db } from "../db/client.js";
 import { chainConfigs, MULTICALL3_ADDRESS } from "../lib/chains/registry.js";
 import { loadConfig, setConfig } from "../lib/config.js";
+import { rpcCall } from "../lib/devnet/anvil.js";
 import type { Devnet } from "../lib/devnet/index.js";
 import { type RpcProxy, startRpcProxy } from "../lib/devnet/rpc-proxy.js";
 import { createSyncService } from "../lib/sync/service.js";
 
 const LATENCY_MS = 100;
 const RUNS = 5;
-
-async function call<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
 
 const envKey = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, "_");
 
@@ -36,20 +26,20 @@ export async function quietNetworks(
   devnet: Devnet,
 ): Promise<{ worstMs: number; maxRequests: number }> {
   const networks = chainConfigs(loadConfig({ CHAINS: "all", LOG_LEVEL: "silent" })).filter((c) => c.enabled);
-  const code = (address: string) => call<string>(devnet.rpcUrl, "eth_getCode", [address, "latest"]);
+  const code = (address: string) => rpcCall<string>(devnet.rpcUrl, "eth_getCode", [address, "latest"]);
   const [eas, registry, multicall] = await Promise.all([
     code(devnet.eas),
     code(devnet.schemaRegistry),
     code(MULTICALL3_ADDRESS),
   ]);
   const place = (address: string, runtime: string) =>
-    call(devnet.rpcUrl, "anvil_setCode", [address, runtime]);
+    rpcCall(devnet.rpcUrl, "anvil_setCode", [address, runtime]);
   for (const n of networks) {
     await place(n.eas, eas);
     await place(n.schemaRegistry, registry);
     if (n.multicall3) await place(n.multicall3, multicall);
   }
-  const head = Number(BigInt(await call<string>(devnet.rpcUrl, "eth_blockNumber")));
+  const head = Number(BigInt(await rpcCall<string>(devnet.rpcUrl, "eth_blockNumber")));
   const proxies = new Map<string, RpcProxy>();
   const env: Record<string, string> = { CHAINS: "all", LOG_LEVEL: "silent", SYNC_TIME_BUDGET_MS: "20000" };
   for (const n of networks) {
@@ -65,7 +55,7 @@ export async function quietNetworks(
   setConfig(config);
   const service = createSyncService({ db, config });
   const deepest = Math.max(...networks.map((n) => n.confirmations));
-  const mine = (blocks: number) => call(devnet.rpcUrl, "anvil_mine", [`0x${blocks.toString(16)}`]);
+  const mine = (blocks: number) => rpcCall(devnet.rpcUrl, "anvil_mine", [`0x${blocks.toString(16)}`]);
   try {
     await mine(deepest + 5);
     // Catch up to the head (the first runs start each network's cursors).
@@ -86,7 +76,7 @@ export async function quietNetworks(
       const t = performance.now();
       const { report } = await service.cron();
       walls.push(performance.now() - t);
-      const now = Number(BigInt(await call<string>(devnet.rpcUrl, "eth_blockNumber")));
+      const now = Number(BigInt(await rpcCall<string>(devnet.rpcUrl, "eth_blockNumber")));
       for (const c of report.chains) {
         const n = networks.find((x) => x.name === c.chain)!;
         if (c.status !== "ok" || c.attestations !== 0 || c.cursor_block !== now - n.confirmations)

@@ -1,6 +1,5 @@
-import * as v from "valibot";
 import { badParameter } from "../http/errors.js";
-import { checkBbox } from "../params/grammar.js";
+import { checkBbox, readParam } from "../params/grammar.js";
 import type { Bbox } from "../proofs/filter.js";
 import { CRS_SYSTEMS, CRS_URIS, type CrsSystem, crsByName } from "./systems.js";
 import { bboxToCrs84 } from "./transform.js";
@@ -13,18 +12,9 @@ import { bboxToCrs84 } from "./transform.js";
 const SUPPORTED = `one of ${CRS_SYSTEMS.map((s) => s.uri).join(", ")} (or the safe CURIEs ${CRS_SYSTEMS.map((s) => `[${s.code}]`).join(", ")})`;
 
 export const crsParam = (name: string) =>
-  v.pipe(
-    v.string(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const system = crsByName(dataset.value);
-      if (!system) {
-        addIssue({
-          message: `${name} is not a supported coordinate reference system: it must be ${SUPPORTED}`,
-        });
-        return NEVER;
-      }
-      return system;
-    }),
+  readParam(
+    (value) =>
+      crsByName(value) ?? `${name} is not a supported coordinate reference system: it must be ${SUPPORTED}`,
   );
 
 /** The OpenAPI schema of a crs parameter: its URIs. */
@@ -36,20 +26,12 @@ const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  * `bbox` as numbers only (4, or 6 with heights): what they mean depends on `bbox-crs`, so the ranges are checked by
  * bboxInCrs84 once that is known.
  */
-export const bboxNumbersParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const parts = dataset.value.split(",").map((s) => s.trim());
-    if (!(parts.length === 4 || parts.length === 6) || !parts.every((s) => NUMBER.test(s))) {
-      addIssue({
-        message:
-          "bbox must be 4 or 6 comma-separated numbers: minLng,minLat,maxLng,maxLat in CRS84, or the lower and upper corners in the axis order of bbox-crs",
-      });
-      return NEVER;
-    }
-    return parts.map(Number);
-  }),
-);
+export const bboxNumbersParam = readParam((value) => {
+  const parts = value.split(",").map((s) => s.trim());
+  if (!(parts.length === 4 || parts.length === 6) || !parts.every((s) => NUMBER.test(s)))
+    return "bbox must be 4 or 6 comma-separated numbers: minLng,minLat,maxLng,maxLat in CRS84, or the lower and upper corners in the axis order of bbox-crs";
+  return parts.map(Number);
+});
 
 /**
  * A bbox's numbers as the CRS84 box the filter tests: as they are in CRS84 (the bbox rules of every list, checkBbox),

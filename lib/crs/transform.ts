@@ -25,34 +25,37 @@ function converter(system: CrsSystem): proj4.Converter {
 const mm = (x: number) => Math.round(x * 1000) / 1000;
 const isGeographic = (system: CrsSystem) => system.proj4 === CRS84_SYSTEM.proj4;
 
+/** A position's first two numbers replaced by `xy`, a third (a height) kept. */
+const withHeight = (p: Position, xy: Position): Position => (p.length > 2 ? [...xy, ...p.slice(2)] : xy);
+
+/**
+ * The positions of one direction between CRS84 and `system`: undefined for CRS84 itself, an axis swap for a
+ * geographic system (latitude first), else the projection, its two numbers in the system's axis order.
+ */
+function positionMap(
+  system: CrsSystem,
+  direction: "forward" | "inverse",
+): ((p: Position) => Position) | undefined {
+  if (system.uri === CRS84_SYSTEM.uri) return undefined;
+  if (isGeographic(system)) return (p) => withHeight(p, [p[1]!, p[0]!]);
+  const c = converter(system);
+  // East-north (the projection's order) to the system's axis order, and back: the same swap or none.
+  const ordered = (xy: Position) => (system.axes === "north-east" ? [xy[1]!, xy[0]!] : [xy[0]!, xy[1]!]);
+  if (direction === "forward") return (p) => withHeight(p, ordered(c.forward([p[0]!, p[1]!])).map(mm));
+  return (p) => {
+    const [lon, lat] = c.inverse(ordered(p));
+    return withHeight(p, [lon!, lat!]);
+  };
+}
+
 /**
  * The function that turns a CRS84 position into `system`'s, in the system's axis order; undefined for CRS84 itself.
  * A position the projection cannot map (a pole in Web Mercator) comes out with non-finite numbers: see geometryTo.
  */
-export function positionTo(system: CrsSystem): ((p: Position) => Position) | undefined {
-  if (system.uri === CRS84_SYSTEM.uri) return undefined;
-  if (isGeographic(system)) return (p) => (p.length > 2 ? [p[1]!, p[0]!, ...p.slice(2)] : [p[1]!, p[0]!]);
-  const c = converter(system);
-  const northFirst = system.axes === "north-east";
-  return (p) => {
-    const [x, y] = c.forward([p[0]!, p[1]!]);
-    const out = northFirst ? [mm(y!), mm(x!)] : [mm(x!), mm(y!)];
-    return p.length > 2 ? [...out, ...p.slice(2)] : out;
-  };
-}
+export const positionTo = (system: CrsSystem) => positionMap(system, "forward");
 
 /** The inverse: a position of `system` (in its axis order) to CRS84 longitude/latitude. */
-export function positionFrom(system: CrsSystem): ((p: Position) => Position) | undefined {
-  if (system.uri === CRS84_SYSTEM.uri) return undefined;
-  if (isGeographic(system)) return (p) => (p.length > 2 ? [p[1]!, p[0]!, ...p.slice(2)] : [p[1]!, p[0]!]);
-  const c = converter(system);
-  const northFirst = system.axes === "north-east";
-  return (p) => {
-    const xy = northFirst ? [p[1]!, p[0]!] : [p[0]!, p[1]!];
-    const [lon, lat] = c.inverse(xy);
-    return p.length > 2 ? [lon!, lat!, ...p.slice(2)] : [lon!, lat!];
-  };
-}
+export const positionFrom = (system: CrsSystem) => positionMap(system, "inverse");
 
 /** Every position of nested coordinate arrays through `f`, the nesting kept. */
 function mapCoordinates(coordinates: unknown, f: (p: Position) => Position): unknown {

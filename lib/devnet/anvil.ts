@@ -90,3 +90,19 @@ export async function spawnAnvil(options: AnvilOptions): Promise<AnvilProcess> {
   await stop();
   throw new Error(`anvil did not answer on ${rpcUrl} within 20 s: ${stderr.trim()}`);
 }
+
+/** One JSON-RPC call to a node: its result, or an error that names the method and carries the node's message. */
+export async function rpcCall<T = unknown>(
+  rpcUrl: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<T> {
+  const res = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: T; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}

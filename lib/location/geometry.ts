@@ -64,21 +64,19 @@ export function validGeometry(g: unknown, depth = 0): Geometry | undefined {
   }
 }
 
-function allPositions(g: Geometry): Position[] {
-  switch (g.type) {
-    case "Point":
-      return [g.coordinates];
-    case "MultiPoint":
-    case "LineString":
-      return g.coordinates;
-    case "MultiLineString":
-    case "Polygon":
-      return g.coordinates.flat();
-    case "MultiPolygon":
-      return g.coordinates.flat(2);
-    case "GeometryCollection":
-      return g.geometries.flatMap(allPositions);
-  }
+/** Nested coordinate arrays down to positions, and what holds them: a GeoJSON geometry, or a CQL2 literal. */
+type Nested<P> = P | readonly Nested<P>[];
+type Positioned<P> = { coordinates: Nested<P> } | { geometries: readonly Positioned<P>[] };
+
+/**
+ * Every position of a geometry in document order, each the very array the geometry holds: its coordinates flattened
+ * to their positions, a collection's parts' in turn. GeoJSON's and CQL2's literals (lib/ogc/cql2/crs.ts) alike.
+ */
+export function everyPosition<P extends number[]>(g: Positioned<P>): P[] {
+  if ("geometries" in g) return g.geometries.flatMap((part) => everyPosition(part));
+  const flat = (c: Nested<P>): P[] =>
+    typeof c[0] === "number" ? [c as P] : (c as readonly Nested<P>[]).flatMap(flat);
+  return flat(g.coordinates);
 }
 
 /** The geometry as paths: consecutive positions of a path are joined by an edge; a ring also joins last to first. */
@@ -148,7 +146,7 @@ function lonExtent(g: Geometry): [west: number, east: number] {
 
 /** [west, south, east, north]; west > east when the geometry crosses the antimeridian (RFC 7946 §5.2). */
 export function bboxOf(g: Geometry): Bbox {
-  const lats = allPositions(g).map((p) => p[1]!);
+  const lats = everyPosition(g).map((p) => p[1]!);
   const [west, east] = lonExtent(g);
   return [west, Math.min(...lats), east, Math.max(...lats)];
 }
@@ -217,9 +215,9 @@ function planarPoint(g: Geometry, bbox: Bbox): [number, number] {
   const cx = (bbox[0] + bbox[2]) / 2;
   const cy = (bbox[1] + bbox[3]) / 2;
   if (containsPoint(g, cx, cy)) return [cx, cy];
-  let best: Position = allPositions(g)[0]!;
+  let best: Position = everyPosition(g)[0]!;
   let bestD = Number.POSITIVE_INFINITY;
-  for (const p of allPositions(g)) {
+  for (const p of everyPosition(g)) {
     const d = (p[0]! - cx) ** 2 + (p[1]! - cy) ** 2;
     if (d < bestD) {
       best = p;

@@ -1,10 +1,8 @@
-import * as v from "valibot";
 import { getDb } from "../../db/client.js";
-import { badParameter, notFound } from "../http/errors.js";
-import { parseQuery, routeParam } from "../http/query.js";
+import { notFound } from "../http/errors.js";
 import { textResponse } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
-import { uidParam } from "../params/grammar.js";
+import { pathUid } from "../params/path-uid.js";
 import { findOffchain } from "./records.js";
 
 /**
@@ -15,11 +13,9 @@ import { findOffchain } from "./records.js";
 export const SIGNED_ROUTE: RouteDeclaration = {
   access: "public",
   GET: async (request) => {
-    parseQuery(request, {}, { routeParams: ["uid"] });
-    const uid = v.safeParse(uidParam, routeParam(request, "uid"));
-    if (!uid.success) throw badParameter("uid", uid.issues[0].message);
-    const row = await findOffchain(await getDb(), uid.output);
-    if (!row) throw notFound(`No off-chain location record with uid ${uid.output}`);
+    const uid = pathUid(request);
+    const row = await findOffchain(await getDb(), uid);
+    if (!row) throw notFound(`No off-chain location record with uid ${uid}`);
     return textResponse(row.signed, {
       contentType: "application/json; charset=utf-8",
       headers: { "content-disposition": `attachment; filename="${row.uid}.json"` },

@@ -3,14 +3,14 @@ import type { Db } from "../../db/client.js";
 import { type NewOffchainRecordRow, type OffchainRecordRow, offchainRecords as o } from "../../db/schema.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { ApiError } from "../http/errors.js";
-import { DECODER_VERSION, type DecodingSchema, decodedColumns } from "../sync/decode-attestation.js";
+import {
+  attestationFields,
+  DECODER_VERSION,
+  type DecodingSchema,
+  decodedColumns,
+} from "../sync/decode-attestation.js";
 import { packageJson, type SignedOffchain } from "./formats.js";
 import { findOffchain } from "./records.js";
-
-/** The last second stored as a time (as lib/sync/decode-attestation.ts): later ones are null. */
-const MAX_DATE_SECONDS = 253_402_300_799n;
-const date = (seconds: bigint): Date | null =>
-  seconds > 0n && seconds <= MAX_DATE_SECONDS ? new Date(Number(seconds) * 1000) : null;
 
 /** The row of a verified attestation: its fields, its data decoded as an on-chain record's, the signed original. */
 export function offchainRow(
@@ -21,17 +21,7 @@ export function offchainRow(
 ): NewOffchainRecordRow {
   const m = s.message;
   return {
-    chainId: network.chainId,
-    chain: network.name,
-    uid: s.uid.toLowerCase(),
-    schemaUid: m.schema.toLowerCase(),
-    prover: attester.toLowerCase(),
-    subject: m.recipient.toLowerCase(),
-    attestationTime: date(m.time) ?? new Date(0),
-    expirationTime: date(m.expirationTime),
-    revocable: m.revocable,
-    refUid: /^0x0{64}$/.test(m.refUID) ? null : m.refUID.toLowerCase(),
-    data: m.data,
+    ...attestationFields(network, { ...m, uid: s.uid, attester }),
     ...decodedColumns(schema, m.data),
     decoderVersion: DECODER_VERSION,
     offchainVersion: s.version,

@@ -183,6 +183,9 @@ const jsonResponse = (description: string, schema: string, type: string = MEDIA.
     [MEDIA.html]: { schema: { type: "string" } },
   },
 });
+/** A collection's schema or sortables: a JSON Schema (2020-12) document of `what`. */
+const jsonSchema = (what: string) =>
+  jsonResponse(`JSON Schema (2020-12) of ${what}`, "jsonSchema", MEDIA.schema);
 
 /** An error: the exception object, or — for a client that asked for HTML — a page with the same status. */
 const exception = (description: string) => ({
@@ -252,20 +255,12 @@ function collectionPaths(c: Collection, op: Op): Record<string, unknown> {
     [`/collections/${c.id}/schema`]: op(
       `Schema of ${c.id}'s features`,
       `getSchema${name}`,
-      jsonResponse(
-        "JSON Schema (2020-12) of the features: uid, geometry and every property, with their roles (Part 5)",
-        "jsonSchema",
-        MEDIA.schema,
-      ),
+      jsonSchema("the features: uid, geometry and every property, with their roles (Part 5)"),
     ),
     [`/collections/${c.id}/sortables`]: op(
       `Sortables of ${c.id}`,
       `getSortables${name}`,
-      jsonResponse(
-        "JSON Schema (2020-12) of the properties sortby may name (Part 5)",
-        "jsonSchema",
-        MEDIA.schema,
-      ),
+      jsonSchema("the properties sortby may name (Part 5)"),
     ),
     [`/collections/${c.id}/items`]: withDownloads(
       op(

@@ -2,8 +2,9 @@ import type { Format } from "../http/format.js";
 import { QUERYABLE_PROPERTIES, valueSchema } from "../proofs/properties.js";
 import { queryablesHtml } from "./html/views.js";
 import { hrefFor, ogcResponse } from "./respond.js";
-import type { Collection, Link } from "./vocabulary.js";
-import { CRS84, GEOMETRY_QUERYABLE, MEDIA, PATHS, REL } from "./vocabulary.js";
+import { collectionJsonSchema } from "./schema.js";
+import type { Collection } from "./vocabulary.js";
+import { CRS84, GEOMETRY_QUERYABLE, MEDIA, PATHS } from "./vocabulary.js";
 
 /**
  * GET /collections/{id}/queryables: a JSON Schema (2020-12) of what `filter` may name (Part 3), from the queryable
@@ -28,30 +29,11 @@ export function queryablesDocument(href: (path: string) => string, collection: C
       ...(q.name === "event_timestamp" ? { "x-ogc-role": "primary-instant" } : {}),
     };
   }
-  const links: Link[] = [
-    {
-      href: href(PATHS.queryables(collection.id)),
-      rel: REL.self,
-      type: MEDIA.schema,
-      title: "These queryables",
-    },
-    {
-      href: href(PATHS.collection(collection.id)),
-      rel: REL.collection,
-      type: MEDIA.json,
-      title: "The collection",
-    },
-  ];
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: href(PATHS.queryables(collection.id)),
-    type: "object",
+  return collectionJsonSchema(href, collection, PATHS.queryables(collection.id), "These queryables", {
     title: `Queryables of ${collection.id}`,
     description: `Properties usable in a CQL2 filter (filter-lang=cql2-text or cql2-json). Geometries are in ${CRS84}.`,
     properties,
-    additionalProperties: false,
-    links,
-  };
+  });
 }
 
 export const queryablesResource = (request: Request, format: Format, collection: Collection) =>

@@ -47,20 +47,35 @@ const geometrySchema = (collection: Collection) => ({
   readOnly: true,
 });
 
-const links = (
+/**
+ * A JSON Schema document about a collection (its schema, queryables, sortables), linked to itself and to the
+ * collection. `body` is the title, the description, what is required if anything, and the properties, in that order.
+ */
+export function collectionJsonSchema<B extends { title: string; description: string; properties: unknown }>(
   href: (path: string) => string,
   collection: Collection,
   self: string,
-  title: string,
-): Link[] => [
-  { href: href(self), rel: REL.self, type: MEDIA.schema, title },
-  {
-    href: href(PATHS.collection(collection.id)),
-    rel: REL.collection,
-    type: MEDIA.json,
-    title: "The collection",
-  },
-];
+  selfTitle: string,
+  body: B,
+) {
+  const links: Link[] = [
+    { href: href(self), rel: REL.self, type: MEDIA.schema, title: selfTitle },
+    {
+      href: href(PATHS.collection(collection.id)),
+      rel: REL.collection,
+      type: MEDIA.json,
+      title: "The collection",
+    },
+  ];
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $id: href(self),
+    type: "object",
+    ...body,
+    additionalProperties: false,
+    links,
+  };
+}
 
 /** GET /collections/{id}/schema */
 export function schemaDocument(href: (path: string) => string, collection: Collection) {
@@ -84,10 +99,7 @@ export function schemaDocument(href: (path: string) => string, collection: Colle
     readOnly: true,
   };
   properties.truncated = { title: "truncated", ...TRUNCATED_SCHEMA, readOnly: true };
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: href(PATHS.schema(collection.id)),
-    type: "object",
+  return collectionJsonSchema(href, collection, PATHS.schema(collection.id), "This schema", {
     title: `Schema of ${collection.id}`,
     description: `The features of ${collection.id}: the uid (the feature id), the geometry and every property, with their roles (OGC API - Features Part 5).`,
     required: [
@@ -96,9 +108,7 @@ export function schemaDocument(href: (path: string) => string, collection: Colle
       ...OGC_PROPERTIES.filter((q) => q.name !== "uid").map((q) => q.name),
     ],
     properties,
-    additionalProperties: false,
-    links: links(href, collection, PATHS.schema(collection.id), "This schema"),
-  };
+  });
 }
 
 /** GET /collections/{id}/sortables: what sortby may name (lib/ogc/sortby.ts reads the same list). */
@@ -112,17 +122,12 @@ export function sortablesDocument(href: (path: string) => string, collection: Co
     title: "Metres from near: nearest first (sortby=distance alone, with near and radius)",
     type: "number",
   };
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: href(PATHS.sortables(collection.id)),
-    type: "object",
+  return collectionJsonSchema(href, collection, PATHS.sortables(collection.id), "These sortables", {
     title: `Sortables of ${collection.id}`,
     description:
       "Properties usable in sortby ('-' for descending); ties are broken by uid, then the chain id.",
     properties,
-    additionalProperties: false,
-    links: links(href, collection, PATHS.sortables(collection.id), "These sortables"),
-  };
+  });
 }
 
 type Table = Parameters<typeof queryablesHtml>[0];

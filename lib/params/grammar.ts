@@ -54,11 +54,15 @@ export function checkBbox(n: readonly number[], name = "bbox"): Bbox | string {
   return { minLon, minLat, maxLon, maxLat };
 }
 
-export const bboxParam = (name = "bbox", allow3d = false) =>
+/**
+ * A string parameter as what `read` makes of it; a string from `read` is its refusal, the issue's message. Every
+ * parameter read by a function of its own goes through here, so each refuses in the same way.
+ */
+export const readParam = <T extends object>(read: (value: string) => T | string) =>
   v.pipe(
     v.string(),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const result = parseBbox(dataset.value, name, allow3d);
+      const result = read(dataset.value);
       if (typeof result === "string") {
         addIssue({ message: result });
         return NEVER;
@@ -66,6 +70,9 @@ export const bboxParam = (name = "bbox", allow3d = false) =>
       return result;
     }),
   );
+
+export const bboxParam = (name = "bbox", allow3d = false) =>
+  readParam((value) => parseBbox(value, name, allow3d));
 
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
@@ -118,19 +125,11 @@ export function rfc3339(value: string): Date | undefined {
 
 /** An ISO 8601 timestamp parameter (fromTimestamp/toTimestamp): the start of what it names. */
 export const timestampParam = (name: string, side: "start" | "end") =>
-  v.pipe(
-    v.string(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const t = parseInstant(dataset.value);
-      if (!t) {
-        addIssue({
-          message: `${name} must be an ISO 8601 date or date-time in ${YEARS}, e.g. 2025-01-31T12:00:00Z`,
-        });
-        return NEVER;
-      }
-      return side === "start" ? t.start! : t.end!;
-    }),
-  );
+  readParam((value) => {
+    const t = parseInstant(value);
+    if (!t) return `${name} must be an ISO 8601 date or date-time in ${YEARS}, e.g. 2025-01-31T12:00:00Z`;
+    return side === "start" ? t.start! : t.end!;
+  });
 
 /**
  * OGC datetime: an instant, a closed interval start/end, or a half-open one with `..` (or an empty side).
@@ -151,17 +150,7 @@ export function parseDatetime(value: string): TimeInterval | string {
   return { ...(start ? { start } : {}), ...(end ? { end } : {}) };
 }
 
-export const datetimeParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const result = parseDatetime(dataset.value.trim());
-    if (typeof result === "string") {
-      addIssue({ message: result });
-      return NEVER;
-    }
-    return result;
-  }),
-);
+export const datetimeParam = readParam((value) => parseDatetime(value.trim()));
 
 /** A 0x-prefixed 20-byte address, any case; normalised to lowercase (how the indexer stores it). */
 export const addressParam = (name: string) =>
@@ -265,26 +254,15 @@ export const doc = <S extends v.GenericSchema>(
   );
 
 /** `near=lon,lat`: the centre of a proximity search, in degrees (CRS84). */
-export const nearParam = v.pipe(
-  v.string(),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const parts = dataset.value.split(",").map((s) => s.trim());
-    if (parts.length !== 2 || !parts.every((s) => NUMBER.test(s))) {
-      addIssue({ message: "near must be 2 comma-separated numbers: lon,lat (degrees, CRS84)" });
-      return NEVER;
-    }
-    const [lon, lat] = parts.map(Number) as [number, number];
-    if (!(lon >= -180 && lon <= 180)) {
-      addIssue({ message: `near longitude (${lon}) must lie in [-180, 180]` });
-      return NEVER;
-    }
-    if (!(lat >= -90 && lat <= 90)) {
-      addIssue({ message: `near latitude (${lat}) must lie in [-90, 90]` });
-      return NEVER;
-    }
-    return { lon, lat };
-  }),
-);
+export const nearParam = readParam((value) => {
+  const parts = value.split(",").map((s) => s.trim());
+  if (parts.length !== 2 || !parts.every((s) => NUMBER.test(s)))
+    return "near must be 2 comma-separated numbers: lon,lat (degrees, CRS84)";
+  const [lon, lat] = parts.map(Number) as [number, number];
+  if (!(lon >= -180 && lon <= 180)) return `near longitude (${lon}) must lie in [-180, 180]`;
+  if (!(lat >= -90 && lat <= 90)) return `near latitude (${lat}) must lie in [-90, 90]`;
+  return { lon, lat };
+});
 
 /**
  * `radius`: metres, more than 0 and at most `max` (half the Earth's circumference: every point lies within it).

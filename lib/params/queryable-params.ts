@@ -5,7 +5,7 @@ import {
   QUERYABLE_PROPERTIES,
   valueSchema,
 } from "../proofs/properties.js";
-import { doc, rfc3339, YEARS } from "./grammar.js";
+import { doc, readParam, rfc3339, YEARS } from "./grammar.js";
 
 /**
  * Queryables as query parameters (OGC API - Features Part 3, /req/queryables-query-parameters): every queryable with
@@ -47,6 +47,10 @@ export type QueryableValue = string | number | boolean | Date;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER = /^[+-]?\d{1,16}$/;
 
+/** A number written as `pattern` matches, then held to `check` (whole, or finite). */
+const numeric = (pattern: RegExp, message: string, check: v.GenericValidation<number>) =>
+  v.pipe(v.string(), v.regex(pattern, message), v.transform(Number), v.number(), check);
+
 function validator(q: ProofProperty): v.GenericSchema<string, QueryableValue> {
   const name = q.name;
   switch (q.type) {
@@ -64,21 +68,13 @@ function validator(q: ProofProperty): v.GenericSchema<string, QueryableValue> {
       );
     }
     case "integer":
-      return v.pipe(
-        v.string(),
-        v.regex(INTEGER, `${name} must be a whole number`),
-        v.transform(Number),
-        v.number(),
+      return numeric(
+        INTEGER,
+        `${name} must be a whole number`,
         v.safeInteger(`${name} must be a whole number`),
       );
     case "number":
-      return v.pipe(
-        v.string(),
-        v.regex(NUMBER, `${name} must be a number`),
-        v.transform(Number),
-        v.number(),
-        v.finite(`${name} must be a finite number`),
-      );
+      return numeric(NUMBER, `${name} must be a number`, v.finite(`${name} must be a finite number`));
     case "boolean":
       return v.pipe(
         v.string(),
@@ -87,18 +83,10 @@ function validator(q: ProofProperty): v.GenericSchema<string, QueryableValue> {
         v.boolean(),
       );
     case "timestamp":
-      return v.pipe(
-        v.string(),
-        v.rawTransform(({ dataset, addIssue, NEVER }) => {
-          const t = rfc3339(dataset.value);
-          if (!t) {
-            addIssue({
-              message: `${name} must be an RFC 3339 instant with seconds and an offset (2025-03-01T12:00:00Z), ${YEARS}`,
-            });
-            return NEVER;
-          }
-          return t;
-        }),
+      return readParam(
+        (value) =>
+          rfc3339(value) ??
+          `${name} must be an RFC 3339 instant with seconds and an offset (2025-03-01T12:00:00Z), ${YEARS}`,
       );
     case "string":
       // PostgreSQL text cannot hold U+0000 (as in a CQL2 string literal).

@@ -153,6 +153,30 @@ export function attestationRow(
   at: LogPosition,
 ): NewLocationProofRow {
   const base: NewLocationProofRow = {
+    ...attestationFields(chain, a),
+    blockNumber: at.blockNumber,
+    blockHash: at.blockHash.toLowerCase(),
+    txHash: at.txHash.toLowerCase(),
+    logIndex: at.logIndex,
+    protocolVersion: schema.protocolVersion,
+    decoderVersion: DECODER_VERSION,
+  };
+  return { ...base, ...decodedColumns(schema, a.data) };
+}
+
+/** What an attestation says of itself, signed on chain or off: what it is stored as, the same for both stores. */
+export type AttestationFields = Pick<
+  OnchainAttestation,
+  "uid" | "schema" | "attester" | "recipient" | "time" | "expirationTime" | "revocable" | "refUID" | "data"
+>;
+
+/**
+ * The columns an attestation's own fields fill, alike in location_proofs and offchain_records, so an off-chain
+ * record reads as an on-chain one: addresses and uids lowercased, times as dates (or null past year 9999), the zero
+ * refUID as null.
+ */
+export function attestationFields(chain: { name: string; chainId: number }, a: AttestationFields) {
+  return {
     chainId: chain.chainId,
     chain: chain.name,
     uid: a.uid.toLowerCase(),
@@ -163,15 +187,8 @@ export function attestationRow(
     expirationTime: date(a.expirationTime),
     revocable: a.revocable,
     refUid: a.refUID === zeroHash ? null : a.refUID.toLowerCase(),
-    blockNumber: at.blockNumber,
-    blockHash: at.blockHash.toLowerCase(),
-    txHash: at.txHash.toLowerCase(),
-    logIndex: at.logIndex,
     data: a.data,
-    protocolVersion: schema.protocolVersion,
-    decoderVersion: DECODER_VERSION,
   };
-  return { ...base, ...decodedColumns(schema, a.data) };
 }
 
 /** The columns decoded from an attestation's data against its schema (what a re-decode refreshes). */

@@ -1,9 +1,6 @@
-import * as v from "valibot";
-import { badParameter } from "../http/errors.js";
-import { parseQuery, routeParam } from "../http/query.js";
 import { json } from "../http/respond.js";
 import type { RouteDeclaration } from "../http/route.js";
-import { uidParam } from "../params/grammar.js";
+import { pathUid } from "../params/path-uid.js";
 import { getLocationProof } from "./location-proofs.js";
 
 /**
@@ -16,9 +13,6 @@ export const PROOF_ROUTE: RouteDeclaration = {
   access: "public",
   validators: "data",
   GET: async (request) => {
-    parseQuery(request, {}, { routeParams: ["uid"] });
-    const uid = v.safeParse(uidParam, routeParam(request, "uid"));
-    if (!uid.success) throw badParameter("uid", uid.issues[0].message);
-    return json(await getLocationProof(uid.output, request));
+    return json(await getLocationProof(pathUid(request), request));
   },
 };

@@ -4,6 +4,7 @@ import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import type { Expr } from "../../lib/ogc/cql2/ast.js";
 import { parseFilter } from "../../lib/ogc/cql2/index.js";
 import { appWith, type TestApp } from "../helpers/app.js";
+import { POINT_ITEMS as POINTS, SHAPE_ITEMS as SHAPES, epsgUri as uri } from "../helpers/routes.js";
 import { cs2cs } from "./cs2cs.js";
 
 // filter-crs (OGC API - Features Part 3): a filter's geometry literals written in any system `crs` serves are read
@@ -126,10 +127,6 @@ const rows = sampleProofs({ count: 400, seed: 11, now: new Date("2025-06-01T00:0
 appWith(rows, (a) => {
   app = a;
 });
-
-const POINTS = "/api/ogc/collections/location-proofs/items";
-const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
-const uri = (code: number) => `http://www.opengis.net/def/crs/EPSG/0/${code}`;
 
 /** A CRS84 polygon that cuts through the sample's London and Berlin clusters (some proofs in, some out). */
 const AREA = [

@@ -1,4 +1,5 @@
 import { DEVNET_CHAINS } from "../../lib/chains/registry.js";
+import { rpcCall } from "../../lib/devnet/anvil.js";
 import { type Devnet, freePort, startDevnet } from "../../lib/devnet/index.js";
 
 /**
@@ -20,16 +21,8 @@ export const DEVNET_IDS = Object.fromEntries(DEVNET_CHAINS.map((d) => [d.name, d
   number
 >;
 
-export async function rpc<T = unknown>(rpcUrl: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+/** A JSON-RPC call to the test's devnet (the one the benchmarks use too). */
+export const rpc = rpcCall;
 
 export const mine = (rpcUrl: string, blocks = 1) => rpc(rpcUrl, "anvil_mine", [`0x${blocks.toString(16)}`]);
 
@@ -37,6 +30,14 @@ export const blockNumber = async (rpcUrl: string) =>
   Number(BigInt(await rpc<string>(rpcUrl, "eth_blockNumber")));
 
 export const AUTH = { authorization: "Bearer test-secret" };
+
+/** The environment of an app that syncs the local chain at this RPC URL (the devnet's, or a proxy's in front of it). */
+export const oneDevnet = (rpcUrl: string, more: Record<string, string> = {}): Record<string, string> => ({
+  CRON_SECRET: "test-secret",
+  CHAINS: "devnet",
+  RPC_URL_DEVNET: rpcUrl,
+  ...more,
+});
 
 /** The environment of an app that syncs both local chains, at these RPC URLs (devnet's, devnet2's). */
 export const bothDevnets = (devnetUrl: string, devnet2Url: string): Record<string, string> => ({

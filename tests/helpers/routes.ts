@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FileRoute, scanApi } from "../../lib/local/route-table.js";
+import { PATHS } from "../../lib/ogc/vocabulary.js";
 import { ROOT } from "./app.js";
+
+/** The items of each OGC collection, as the tests of both collections read them. */
+export const POINT_ITEMS = PATHS.items("location-proofs");
+export const SHAPE_ITEMS = PATHS.items("location-proof-shapes");
+/** The URI of an EPSG system, as `crs`, `bbox-crs` and `filter-crs` take it. */
+export const epsgUri = (code: number) => `http://www.opengis.net/def/crs/EPSG/0/${code}`;
 
 export type ApiRoute = { route: FileRoute; path: string; access: "public" | "restricted" };
 

@@ -134,12 +134,8 @@ describe("GET / and /health", () => {
 
 describe("routing, errors and HTTP semantics", () => {
   it("an unknown path or a wrong version is a JSON 404 'Cannot GET <path>'", async () => {
-    for (const path of [
-      "/api/v1/location-proofs",
-      "/nope",
-      "/api/v0/location-proofs/0xab/extra",
-      "/api/v0",
-    ]) {
+    const paths = ["/api/v1/location-proofs", "/nope", "/api/v0/location-proofs/0xab/extra", "/api/v0"];
+    for (const path of paths) {
       const res = await app.get(path);
       expect(res.status).toBe(404);
       expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");

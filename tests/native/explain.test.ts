@@ -6,6 +6,7 @@ import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { whereClause } from "../../lib/proofs/filter.js";
 import { orderBy, orderKeys } from "../../lib/proofs/sort.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { recordingExecutes, type Statement } from "../helpers/statements.js";
 
 // The bbox filter must be served by the GiST index over the box expression, never by a table scan — on
 // PostgreSQL (CI's second pass) and on PGlite alike. The plan is read with EXPLAIN on a table big enough for the
@@ -55,17 +56,8 @@ describe("an offset page pages the keys first", () => {
     const { pageAndCount } = await import("../../lib/proofs/query.js");
     const { planPage } = await import("../../lib/proofs/plan.js");
     const { recordJson } = await import("../../lib/proofs/json-sql.js");
-    const statements: Parameters<typeof app.db.execute>[0][] = [];
-    const db = new Proxy(app.db, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if (key !== "execute" || typeof value !== "function") return value;
-        return (query: Parameters<typeof app.db.execute>[0]) => {
-          statements.push(query);
-          return value.call(target, query);
-        };
-      },
-    });
+    const statements: Statement[] = [];
+    const db = recordingExecutes(app.db, statements);
     const offset = 12_000;
     const { rows } = await pageAndCount(
       db,

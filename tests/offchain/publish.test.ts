@@ -24,6 +24,7 @@ import { readPublication } from "../../lib/offchain/formats.js";
 import { offchainUid } from "../../lib/offchain/verify.js";
 import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /**
  * Off-chain location records, published and read back: the EAS SDK signs offchain versions 1 and 2 of the v0.1
@@ -66,10 +67,7 @@ beforeAll(async () => {
   const synced = await app.get("/api/sync", { method: "POST", headers: AUTH });
   expect(synced.status).toBe(200);
 }, 180_000);
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 
@@ -111,6 +109,8 @@ const post = (body: string, contentType = "application/json") =>
 /** What each schema's record holds, by the schema's field names: one point each, at a place of its own. */
 function recordData(schema: keyof typeof SCHEMAS, lon: number, lat: number): Hex {
   const point = JSON.stringify({ type: "Point", coordinates: [lon, lat] });
+  // The protocol's snake_case fields of the place, as the appendix and DART schemas name them.
+  const snakeCase = { srs: CRS84, location_type: "geojson-point", location: point };
   switch (schema) {
     case "v01":
       return encodeLocationProof({
@@ -120,18 +120,11 @@ function recordData(schema: keyof typeof SCHEMAS, lon: number, lat: number): Hex
         memo: "v01",
       });
     case "appendix":
-      return encodeRecord(DEVNET_SCHEMAS.appendix, {
-        srs: CRS84,
-        location_type: "geojson-point",
-        location: point,
-        lp_version: 1,
-      });
+      return encodeRecord(DEVNET_SCHEMAS.appendix, { ...snakeCase, lp_version: 1 });
     case "dart":
       return encodeRecord(DEVNET_SCHEMAS.dart, {
         lp_version: "1.0.0",
-        srs: CRS84,
-        location_type: "geojson-point",
-        location: point,
+        ...snakeCase,
         event_timestamp: now() - 30n,
         memo: "dart",
       });

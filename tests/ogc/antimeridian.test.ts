@@ -2,12 +2,12 @@ import { eq, sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, queryRows } from "../../db/client.js";
-import { locationProofs, type NewLocationProofRow } from "../../db/schema.js";
+import { locationProofs } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
-import { locationColumns } from "../../lib/location/columns.js";
 import { decodeLocation } from "../../lib/location/decode.js";
 import { computeExtent } from "../../lib/ogc/collections.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { geojsonProof } from "../helpers/geojson-proofs.js";
 
 /**
  * Geometries that cross, touch and wrap the antimeridian: stored with exact bounds (west > east when crossing,
@@ -15,24 +15,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
  * list, the OGC point collection and the OGC shapes collection.
  */
 
-const geojson = (name: string, geometry: unknown, extra: Partial<NewLocationProofRow> = {}) => {
-  const location = JSON.stringify(geometry);
-  const [base] = sampleProofs({ count: 1, seed: name.length * 7919 + name.charCodeAt(0) });
-  return {
-    ...base!,
-    uid: `0x${Buffer.from(name.padEnd(32, ".")).toString("hex").slice(0, 64)}`,
-    chain: "base",
-    chainId: 8453,
-    revoked: false,
-    revocationTime: null,
-    memo: name,
-    locationType: "geojson",
-    location,
-    srs: "EPSG:4326",
-    ...locationColumns(decodeLocation({ locationType: "geojson", location, srs: "EPSG:4326" })),
-    ...extra,
-  } satisfies NewLocationProofRow;
-};
+const geojson = geojsonProof;
 
 // Fiji → Samoa the short way: 0.2° of longitude, not the 359.8° between.
 const CROSSING_LINE = {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { NewLocationProofRow } from "../../db/schema.js";
-import { sampleProofs } from "../../lib/local/sample-proofs.js";
-import { locationColumns } from "../../lib/location/columns.js";
-import { decodeLocation } from "../../lib/location/decode.js";
 import { appWith, type TestApp } from "../helpers/app.js";
+import { geojsonProof } from "../helpers/geojson-proofs.js";
 
 /**
  * The spatial functions of CQL2 (issue 34): exact on every geometry of location-proof-shapes (PostGIS on the stored
@@ -11,26 +8,7 @@ import { appWith, type TestApp } from "../helpers/app.js";
  * proof has no geometry, and a shape across the antimeridian read the short way round.
  */
 
-const proof = (name: string, geometry: unknown | null): NewLocationProofRow => {
-  const [base] = sampleProofs({ count: 1, seed: name.length * 7919 + name.charCodeAt(0) });
-  const location = geometry === null ? "nowhere" : JSON.stringify(geometry);
-  const decoded = decodeLocation({ locationType: "geojson", location, srs: "EPSG:4326" });
-  return {
-    ...base!,
-    uid: `0x${Buffer.from(name.padEnd(32, ".")).toString("hex").slice(0, 64)}`,
-    chain: "base",
-    chainId: 8453,
-    revoked: false,
-    revocationTime: null,
-    memo: name,
-    locationType: "geojson",
-    location,
-    srs: "EPSG:4326",
-    ...(geometry === null
-      ? locationColumns({ geometry: null, longitude: null, latitude: null, bbox: null })
-      : locationColumns(decoded)),
-  };
-};
+const proof = (name: string, geometry: unknown | null) => geojsonProof(name, geometry);
 
 const ring = (...ps: [number, number][]) => [...ps, ps[0]!];
 const SHAPES: Record<string, unknown> = {
@@ -87,6 +65,10 @@ appWith(rows, (a) => {
 const SHAPES_ITEMS = "/api/ogc/collections/location-proof-shapes/items";
 const POINT_ITEMS = "/api/ogc/collections/location-proofs/items";
 
+/** The names the shapes collection, or the points one, answers a text filter with. */
+const shapes = (filter: string, lang?: string) => names(SHAPES_ITEMS, filter, lang);
+const points = (filter: string, lang?: string) => names(POINT_ITEMS, filter, lang);
+
 async function names(path: string, filter: string, lang = "cql2-text"): Promise<string[]> {
   const res = await app.get(`${path}?limit=1000&filter-lang=${lang}&filter=${encodeURIComponent(filter)}`);
   expect(res.status, `${filter}: ${JSON.stringify(res.body).slice(0, 400)}`).toBe(200);
@@ -98,40 +80,36 @@ const ALL = Object.keys(SHAPES).sort();
 describe("spatial functions on location-proof-shapes: exact, not by bounding box", () => {
   it("a polygon that misses a line but overlaps its box does not return the line", async () => {
     const filter = "S_INTERSECTS(geometry, POLYGON((6 0, 10 0, 10 4, 6 4, 6 0)))";
-    expect(await names(SHAPES_ITEMS, filter)).toEqual([]);
+    expect(await shapes(filter)).toEqual([]);
     // ...and one that crosses it does.
-    expect(await names(SHAPES_ITEMS, "S_INTERSECTS(geometry, POLYGON((4 0, 10 0, 10 6, 4 6, 4 0)))")).toEqual(
-      ["line"],
-    );
+    expect(await shapes("S_INTERSECTS(geometry, POLYGON((4 0, 10 0, 10 6, 4 6, 4 0)))")).toEqual(["line"]);
     // S_DISJOINT is its negation, over every proof with a geometry (the one without is unknown, so absent).
-    const disjoint = await names(SHAPES_ITEMS, "S_DISJOINT(geometry, POLYGON((6 0, 10 0, 10 4, 6 4, 6 0)))");
+    const disjoint = await shapes("S_DISJOINT(geometry, POLYGON((6 0, 10 0, 10 4, 6 4, 6 0)))");
     expect(disjoint).toEqual(ALL);
   });
 
   it("tests a polygon's hole, its boundary and its inside", async () => {
-    expect(await names(SHAPES_ITEMS, "S_INTERSECTS(geometry, POINT(5 25))")).toEqual([]);
-    expect(await names(SHAPES_ITEMS, "S_INTERSECTS(geometry, POINT(4 25))")).toEqual(["holed"]);
-    expect(await names(SHAPES_ITEMS, "S_TOUCHES(geometry, POINT(4 25))")).toEqual(["holed"]);
-    expect(await names(SHAPES_ITEMS, "S_CONTAINS(geometry, POINT(2 22))")).toEqual(["holed"]);
-    expect(await names(SHAPES_ITEMS, "S_CONTAINS(geometry, POINT(5 25))")).toEqual([]);
-    expect(
-      await names(SHAPES_ITEMS, "S_TOUCHES(geometry, POLYGON((10 20, 12 20, 12 30, 10 30, 10 20)))"),
-    ).toEqual(["holed"]);
-    expect(
-      await names(SHAPES_ITEMS, "S_OVERLAPS(geometry, POLYGON((8 20, 12 20, 12 30, 8 30, 8 20)))"),
-    ).toEqual(["holed"]);
+    expect(await shapes("S_INTERSECTS(geometry, POINT(5 25))")).toEqual([]);
+    expect(await shapes("S_INTERSECTS(geometry, POINT(4 25))")).toEqual(["holed"]);
+    expect(await shapes("S_TOUCHES(geometry, POINT(4 25))")).toEqual(["holed"]);
+    expect(await shapes("S_CONTAINS(geometry, POINT(2 22))")).toEqual(["holed"]);
+    expect(await shapes("S_CONTAINS(geometry, POINT(5 25))")).toEqual([]);
+    expect(await shapes("S_TOUCHES(geometry, POLYGON((10 20, 12 20, 12 30, 10 30, 10 20)))")).toEqual([
+      "holed",
+    ]);
+    expect(await shapes("S_OVERLAPS(geometry, POLYGON((8 20, 12 20, 12 30, 8 30, 8 20)))")).toEqual([
+      "holed",
+    ]);
     // S_WITHIN(literal, geometry) is S_CONTAINS(geometry, literal).
-    expect(await names(SHAPES_ITEMS, "S_WITHIN(POINT(2 22), geometry)")).toEqual(["holed"]);
+    expect(await shapes("S_WITHIN(POINT(2 22), geometry)")).toEqual(["holed"]);
   });
 
   it("answers every predicate on lines, multi-geometries and an unclosed stored ring", async () => {
-    expect(await names(SHAPES_ITEMS, "S_CROSSES(geometry, LINESTRING(0 10, 10 0))")).toEqual(["line"]);
-    expect(await names(SHAPES_ITEMS, "S_CROSSES(geometry, LINESTRING(71 -1, 71 3))")).toEqual(["multiline"]);
-    expect(await names(SHAPES_ITEMS, "S_EQUALS(geometry, MULTIPOINT((62 62), (60 60)))")).toEqual([
-      "multipoint",
-    ]);
-    expect(await names(SHAPES_ITEMS, "S_EQUALS(geometry, POINT(50 50))")).toEqual(["point"]);
-    expect(await names(SHAPES_ITEMS, "S_WITHIN(geometry, BBOX(79, -1, 83, 3))")).toEqual(["unclosed"]);
+    expect(await shapes("S_CROSSES(geometry, LINESTRING(0 10, 10 0))")).toEqual(["line"]);
+    expect(await shapes("S_CROSSES(geometry, LINESTRING(71 -1, 71 3))")).toEqual(["multiline"]);
+    expect(await shapes("S_EQUALS(geometry, MULTIPOINT((62 62), (60 60)))")).toEqual(["multipoint"]);
+    expect(await shapes("S_EQUALS(geometry, POINT(50 50))")).toEqual(["point"]);
+    expect(await shapes("S_WITHIN(geometry, BBOX(79, -1, 83, 3))")).toEqual(["unclosed"]);
     expect(
       await names(
         SHAPES_ITEMS,
@@ -145,23 +123,23 @@ describe("spatial functions on location-proof-shapes: exact, not by bounding box
       ),
     ).toEqual(["multipoint"]);
     // A multipoint of which only one point lies in the box is not within it.
-    expect(await names(SHAPES_ITEMS, "S_WITHIN(geometry, BBOX(59, 59, 61, 61))")).toEqual([]);
+    expect(await shapes("S_WITHIN(geometry, BBOX(59, 59, 61, 61))")).toEqual([]);
   });
 
   it("reads a shape across the antimeridian the short way, against the literal on either side", async () => {
-    expect(await names(SHAPES_ITEMS, "S_INTERSECTS(geometry, POINT(179 5))")).toEqual(["crossing"]);
-    expect(await names(SHAPES_ITEMS, "S_INTERSECTS(geometry, POINT(-175 5))")).toEqual(["crossing"]);
+    expect(await shapes("S_INTERSECTS(geometry, POINT(179 5))")).toEqual(["crossing"]);
+    expect(await shapes("S_INTERSECTS(geometry, POINT(-175 5))")).toEqual(["crossing"]);
     // Between its edges the planar reading would have it; the shape does not go there.
-    expect(await names(SHAPES_ITEMS, "S_INTERSECTS(geometry, POINT(100 5))")).toEqual([]);
-    expect(await names(SHAPES_ITEMS, "S_WITHIN(geometry, BBOX(160, -1, -160, 11))")).toEqual(["crossing"]);
-    expect(await names(SHAPES_ITEMS, "S_WITHIN(geometry, BBOX(160, -1, 180, 11))")).toEqual([]);
-    expect(await names(SHAPES_ITEMS, "S_OVERLAPS(geometry, BBOX(175, 5, -175, 20))")).toEqual(["crossing"]);
+    expect(await shapes("S_INTERSECTS(geometry, POINT(100 5))")).toEqual([]);
+    expect(await shapes("S_WITHIN(geometry, BBOX(160, -1, -160, 11))")).toEqual(["crossing"]);
+    expect(await shapes("S_WITHIN(geometry, BBOX(160, -1, 180, 11))")).toEqual([]);
+    expect(await shapes("S_OVERLAPS(geometry, BBOX(175, 5, -175, 20))")).toEqual(["crossing"]);
   });
 
   it("keeps a proof without geometry unknown: neither a predicate nor its NOT selects it", async () => {
     for (const p of ["S_INTERSECTS(geometry, BBOX(-180, -90, 180, 90))", "S_WITHIN(geometry, POINT(0 0))"]) {
-      const yes = await names(SHAPES_ITEMS, p);
-      const no = await names(SHAPES_ITEMS, `NOT ${p}`);
+      const yes = await shapes(p);
+      const no = await shapes(`NOT ${p}`);
       expect([...yes, ...no].sort()).toEqual(ALL);
       expect(yes).not.toContain("nowhere");
     }
@@ -186,23 +164,23 @@ describe("spatial functions on location-proof-shapes: exact, not by bounding box
         },
       ],
     };
-    expect(await names(SHAPES_ITEMS, JSON.stringify(json), "cql2-json")).toEqual([]);
+    expect(await shapes(JSON.stringify(json), "cql2-json")).toEqual([]);
     const within = { op: "s_within", args: [{ property: "geometry" }, { bbox: [160, -1, -160, 11] }] };
-    expect(await names(SHAPES_ITEMS, JSON.stringify(within), "cql2-json")).toEqual(["crossing"]);
+    expect(await shapes(JSON.stringify(within), "cql2-json")).toEqual(["crossing"]);
   });
 });
 
 describe("spatial functions on location-proofs (points)", () => {
   it("answers every predicate on the representative point", async () => {
-    expect(await names(POINT_ITEMS, "S_EQUALS(geometry, POINT(50 50))")).toEqual(["point"]);
-    expect(
-      await names(POINT_ITEMS, "S_WITHIN(geometry, POLYGON((49 49, 51 49, 51 51, 49 51, 49 49)))"),
-    ).toEqual(["point"]);
-    expect(
-      await names(POINT_ITEMS, "S_TOUCHES(geometry, POLYGON((50 50, 51 50, 51 51, 50 51, 50 50)))"),
-    ).toEqual(["point"]);
-    expect(await names(POINT_ITEMS, "S_INTERSECTS(geometry, LINESTRING(49 49, 51 51))")).toEqual(["point"]);
-    expect(await names(POINT_ITEMS, "S_CROSSES(geometry, LINESTRING(49 49, 51 51))")).toEqual([]);
+    expect(await points("S_EQUALS(geometry, POINT(50 50))")).toEqual(["point"]);
+    expect(await points("S_WITHIN(geometry, POLYGON((49 49, 51 49, 51 51, 49 51, 49 49)))")).toEqual([
+      "point",
+    ]);
+    expect(await points("S_TOUCHES(geometry, POLYGON((50 50, 51 50, 51 51, 50 51, 50 50)))")).toEqual([
+      "point",
+    ]);
+    expect(await points("S_INTERSECTS(geometry, LINESTRING(49 49, 51 51))")).toEqual(["point"]);
+    expect(await points("S_CROSSES(geometry, LINESTRING(49 49, 51 51))")).toEqual([]);
     expect(
       await names(
         POINT_ITEMS,
@@ -216,7 +194,7 @@ describe("spatial functions on location-proofs (points)", () => {
         "S_INTERSECTS(geometry, POLYGON((40 40, 55 40, 55 55, 40 55, 40 40), (50 49, 52 49, 52 51, 50 51, 50 49)))",
       ),
     ).toEqual(["point"]);
-    const disjoint = await names(POINT_ITEMS, "S_DISJOINT(geometry, LINESTRING(49 49, 51 51))");
+    const disjoint = await points("S_DISJOINT(geometry, LINESTRING(49 49, 51 51))");
     expect(disjoint).not.toContain("point");
     expect(disjoint).not.toContain("nowhere");
   });

@@ -3,6 +3,7 @@ import { CRS_SYSTEMS, crsByName } from "../../lib/crs/systems.js";
 import { envelope, positionFrom, positionTo } from "../../lib/crs/transform.js";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { appWith, type TestApp } from "../helpers/app.js";
+import { POINT_ITEMS as ITEMS, SHAPE_ITEMS as SHAPES, epsgUri as uri } from "../helpers/routes.js";
 
 // OGC API - Features Part 2 over HTTP: crs on items and single items of both collections, bbox-crs, Content-Crs, the
 // collections' crs lists, and a 400 that lists the systems for anything else. The coordinates are checked against
@@ -14,9 +15,6 @@ appWith(rows, (a) => {
   app = a;
 });
 
-const ITEMS = "/api/ogc/collections/location-proofs/items";
-const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
-const uri = (code: number) => `http://www.opengis.net/def/crs/EPSG/0/${code}`;
 const system = (code: number) => crsByName(uri(code))!;
 type Feature = { id: string; geometry: { type: string; coordinates: unknown } | null; bbox?: number[] };
 

@@ -6,6 +6,7 @@ import {
   SIMPLE_QUERYABLES,
 } from "../../lib/params/queryable-params.js";
 import { appWith, type TestApp } from "../helpers/app.js";
+import { POINT_ITEMS as POINTS, SHAPE_ITEMS as SHAPES } from "../helpers/routes.js";
 
 // OGC API - Features Part 3, queryables as query parameters: every queryable with a simple value filters the items of
 // both collections and the tiles by its name. The truth is the unfiltered collection read back and filtered here by
@@ -18,8 +19,6 @@ appWith(rows, (a) => {
   app = a;
 });
 
-const POINTS = "/api/ogc/collections/location-proofs/items";
-const SHAPES = "/api/ogc/collections/location-proof-shapes/items";
 const TILE = "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad/0/0/0";
 type Feature = { id: string; properties: Record<string, unknown> };
 

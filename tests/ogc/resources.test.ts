@@ -75,8 +75,7 @@ describe("landing page", () => {
     const forced = await app.get("/api/ogc?f=json", { headers: { accept: "text/html" } });
     expect(forced.headers.get("content-type")).toMatch(/^application\/json/);
     const bad = await app.get("/api/ogc?f=xml");
-    expect(bad.status).toBe(400);
-    expect(bad.body.code).toBe("InvalidParameterValue");
+    expect(bad).toMatchObject({ status: 400, body: { code: "InvalidParameterValue" } });
   });
 });
 
@@ -343,25 +342,23 @@ describe("single feature", () => {
 });
 
 describe("HTML pages", () => {
-  it("renders every resource as HTML, escaping data", async () => {
-    for (const path of [
-      "/api/ogc",
-      "/api/ogc/conformance",
-      "/api/ogc/collections",
-      "/api/ogc/collections/location-proofs",
-      "/api/ogc/collections/location-proofs/items",
-      "/api/ogc/collections/location-proofs/queryables",
-      "/api/ogc/collections/location-proof-shapes",
-      "/api/ogc/collections/location-proof-shapes/items",
-      "/api/ogc/collections/location-proof-shapes/queryables",
-      "/api/ogc/api",
-    ]) {
-      const res = await app.get(`${path}?f=html`);
-      expect(res.status, path).toBe(200);
-      expect(res.headers.get("content-type"), path).toMatch(/^text\/html/);
-      expect(res.headers.get("content-security-policy"), path).toMatch(/script-src 'self'/);
-      expect(res.body, path).not.toMatch(/<script>(?!<)/);
-    }
+  it.each([
+    "/api/ogc",
+    "/api/ogc/conformance",
+    "/api/ogc/collections",
+    "/api/ogc/collections/location-proofs",
+    "/api/ogc/collections/location-proofs/items",
+    "/api/ogc/collections/location-proofs/queryables",
+    "/api/ogc/collections/location-proof-shapes",
+    "/api/ogc/collections/location-proof-shapes/items",
+    "/api/ogc/collections/location-proof-shapes/queryables",
+    "/api/ogc/api",
+  ])("renders %s as HTML, escaping data", async (path) => {
+    const res = await app.get(`${path}?f=html`);
+    expect(res.status, path).toBe(200);
+    expect(res.headers.get("content-type"), path).toMatch(/^text\/html/);
+    expect(res.headers.get("content-security-policy"), path).toMatch(/script-src 'self'/);
+    expect(res.body, path).not.toMatch(/<script>(?!<)/);
   });
 
   it("serves Leaflet, the basemap and our own CSS and scripts from our own origin", async () => {

@@ -1,16 +1,16 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows, transactionWithBudget } from "../../db/client.js";
-import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
+import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 
 /**
  * Denying a schema with many rows: the rows go in batches across runs (lib/sync/deletes.ts), each batch its own
@@ -27,15 +27,8 @@ let app: TestApp;
 
 const sync = async (env: Record<string, string> = {}) =>
   (
-    await createSyncService({
-      db: app.db,
-      config: loadConfig({
-        LOG_LEVEL: "silent",
-        CHAINS: "devnet",
-        RPC_URL_DEVNET: devnet.rpcUrl,
-        CONFIRMATIONS_DEVNET: "0",
-        ...env,
-      }),
+    await syncService(app, {
+      config: devnetSyncConfig(devnet.rpcUrl, { CONFIRMATIONS_DEVNET: "0", ...env }),
       options: { deleteBatchSize: BATCH, deleteBatchesPerRun: 1 },
     }).sync("manual")
   ).chains[0]!;
@@ -54,7 +47,7 @@ beforeAll(async () => {
   devnet = await startTestDevnet();
   await seedLocationProtocol(devnet.rpcUrl, devnet);
   await mine(devnet.rpcUrl, 3);
-  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl));
   expect((await sync()).status).toBe("ok");
   // Synthetic rows of the schema about to be denied: copies of one of its real rows under new uids (a bulk load, so
   // with a loader's statement budget rather than a request's).
@@ -68,10 +61,7 @@ beforeAll(async () => {
     ) r`),
   );
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("a denied schema's rows go in batches across runs", () => {
   it("each run deletes one batch, counts stay exact, status shows the rest, other schemas keep being indexed", async () => {

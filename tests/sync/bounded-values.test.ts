@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TEXT_CHARS } from "../../lib/bounds/limits.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /**
  * Bounded responses on attested values (issue #32, item 5): anyone may register a location schema and attest large
@@ -45,14 +46,11 @@ beforeAll(async () => {
   expect(uids).toHaveLength(1);
   uid = uids[0]!;
   await mine(devnet.rpcUrl, 3);
-  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl));
   const sync = await app.get("/api/sync?chain=devnet", { method: "POST", headers: AUTH });
   expect(sync.status).toBe(200);
 }, 180_000);
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("values attested past the lists' bounds", () => {
   it("the native list and the OGC items cut them and mark the record; the record by uid has them whole", async () => {

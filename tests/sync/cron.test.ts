@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { freePort } from "../../lib/devnet/index.js";
 import { AUTH, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 let devnet: Devnet;
 let app: TestApp | undefined;
@@ -12,10 +13,7 @@ beforeAll(async () => {
   devnet = await startTestDevnet();
   deadRpc = `http://127.0.0.1:${await freePort()}`; // nothing listens there
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 const withChains = async (env: Record<string, string>) => {
   await app?.close();

@@ -1,14 +1,14 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { getConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
+import { syncService } from "../helpers/sync-service.js";
 
 /**
  * Deadlines inside each step (issue #33): a run whose RPC requests stop answering ends at its deadline rather than
@@ -49,21 +49,13 @@ beforeAll(async () => {
   await attest(devnet.rpcUrl, devnet.eas, [{ data: proof("before") }]);
   await mine(devnet.rpcUrl, 2);
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await proxy?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, proxy, devnet]);
 
 describe("a run's deadline", () => {
   it("a provider that stops answering: the run ends within its deadline, nothing half-written; the next continues", async () => {
-    const service = createSyncService({
-      db: app.db,
-      config: getConfig(),
-      options: { timeBudgetMs: 2_000, deadlineMs: DEADLINE_MS },
-    });
+    const service = syncService(app, { options: { timeBudgetMs: 2_000, deadlineMs: DEADLINE_MS } });
     // Caught up first without the short deadline (a loaded machine may need longer than it for a first run).
-    const patient = createSyncService({ db: app.db, config: getConfig() });
+    const patient = syncService(app);
     for (let i = 0; i < 3; i++) if ((await patient.sync("manual")).chains[0]!.status === "ok") break;
     const before = await state();
     expect(before.rows).toBe(1);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
@@ -7,6 +7,7 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { seedDevnet } from "../../lib/devnet/seed.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 let devnet: Devnet;
 let app: TestApp;
@@ -23,10 +24,7 @@ beforeAll(async () => {
   seeded = await seedDevnet(devnet.rpcUrl, devnet.eas);
   await mine(devnet.rpcUrl, 3); // past the devnet's 2 confirmations
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("sync end to end (anvil + EAS + Multicall3 → database → API)", () => {
   it("POST /api/sync indexes every seeded attestation", async () => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig, setConfig } from "../../lib/config.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 /**
  * Public freshness, with the real sync engine on a real chain (anvil + EAS): /health and /api/v0/config show per
@@ -24,10 +25,7 @@ beforeAll(async () => {
   app = await createTestApp({ ...ENV, RPC_URL_DEVNET: devnet.rpcUrl });
   await mine(devnet.rpcUrl, 3);
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 const withThreshold = (seconds: number) =>
   setConfig(loadConfig({ ...ENV, RPC_URL_DEVNET: devnet.rpcUrl, SYNC_STALE_AFTER_SECONDS: String(seconds) }));

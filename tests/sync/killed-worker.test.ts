@@ -1,16 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../lib/config.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { seedDevnet } from "../../lib/devnet/seed.js";
 import { mulberry32 } from "../../lib/local/sample-proofs.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
+import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 import { buildSyncWorkers, type SyncWorkers } from "../helpers/sync-worker.js";
 
 /**
@@ -64,12 +64,7 @@ describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)",
     // Real latency in front of anvil, so a run lasts long enough to be killed in the middle of it.
     proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0, delayMs: 40 });
   }, 120_000);
-  afterAll(async () => {
-    await workers?.dispose();
-    await proxy?.close();
-    await app?.close();
-    await devnet?.stop();
-  });
+  endAfterAll(() => [workers, proxy, app, devnet]);
 
   it(`${KILLS} kills still converge to exactly the chain`, { timeout: 300_000 }, async () => {
     const dbUrl = (app.handle as { url?: string }).url;
@@ -95,11 +90,7 @@ describe.skipIf(!PG)("sync worker killed at random points (needs DATABASE_URL)",
     expect(killed).toBe(KILLS);
 
     // After the last kill, runs converge (the dead worker's lease expires first: skipped runs until then).
-    const service = createSyncService({
-      db: app.db,
-      config: loadConfig({ LOG_LEVEL: "silent", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl }),
-      options: OPTIONS,
-    });
+    const service = syncService(app, { config: devnetSyncConfig(devnet.rpcUrl), options: OPTIONS });
     let runs = 0;
     for (; runs < 40; runs++) {
       const report = await service.sync("cron", ["devnet"]);

@@ -1,13 +1,14 @@
 import { hostname } from "node:os";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, blockNumber, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
 import { shareDb } from "../helpers/shared-db.js";
 import { buildSyncWorkers, type SyncWorkers } from "../helpers/sync-worker.js";
@@ -62,21 +63,14 @@ beforeAll(async () => {
   await mine(devnet.rpcUrl, 3);
   // Real latency in front of anvil for the child only: its run lasts long enough to be killed in the middle.
   proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0, delayMs: 60 });
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    SYNC_LEASE_MS: String(LEASE_MS),
-    SYNC_ALERT_AFTER_SKIPS: String(ALERT_AFTER_SKIPS),
-  });
+  app = await createTestApp(
+    oneDevnet(devnet.rpcUrl, {
+      SYNC_LEASE_MS: String(LEASE_MS),
+      SYNC_ALERT_AFTER_SKIPS: String(ALERT_AFTER_SKIPS),
+    }),
+  );
 }, 120_000);
-afterAll(async () => {
-  await workers?.dispose();
-  await shared?.stop();
-  await proxy?.close();
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [workers, shared, proxy, app, devnet]);
 
 type CronAnswer = {
   at: number;

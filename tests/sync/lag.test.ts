@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
-import { createSyncService } from "../../lib/sync/service.js";
-import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { syncService } from "../helpers/sync-service.js";
 
 /**
  * A provider with a lagging node: the proxy (lib/devnet/rpc-proxy.ts, `lag`) answers every other HTTP request as a
@@ -40,14 +39,9 @@ afterAll(async () => {
  * indexed within a few runs, no run rewinds, and the API never shows fewer proofs than it once did.
  */
 async function syncThroughLag(rpcUrl: string) {
-  const app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: rpcUrl,
-    CONFIRMATIONS_DEVNET: String(CONFIRMATIONS),
-  });
+  const app = await createTestApp(oneDevnet(rpcUrl, { CONFIRMATIONS_DEVNET: String(CONFIRMATIONS) }));
   apps.push(app);
-  const service = createSyncService({ db: app.db, config: getConfig() });
+  const service = syncService(app);
   const count = async () =>
     (await app.get("/api/v0/location-proofs?limit=1")).body.pagination.total as number;
   let seen = 0;

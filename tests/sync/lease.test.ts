@@ -1,14 +1,14 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
-import { createSyncService } from "../../lib/sync/service.js";
-import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
+import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 import { usingPostgres } from "../helpers/test-db.js";
 
 /**
@@ -25,7 +25,7 @@ describe.skipIf(!usingPostgres())("lease: one writer per chain (PostgreSQL)", ()
     devnet = await startTestDevnet();
     // Latency makes the first run hold its lease long enough for the second to meet it.
     proxy = await startRpcProxy({ target: devnet.rpcUrl, delayMs: 150 });
-    app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: proxy.url });
+    app = await createTestApp(oneDevnet(proxy.url));
     const items = Array.from({ length: TOTAL }, (_, i) => ({
       data: encodeLocationProof({
         locationType: "DecimalDegrees<string>",
@@ -36,18 +36,10 @@ describe.skipIf(!usingPostgres())("lease: one writer per chain (PostgreSQL)", ()
     await attest(devnet.rpcUrl, devnet.eas, items, { chunk: 10 });
     await mine(devnet.rpcUrl, 3);
   });
-  afterAll(async () => {
-    await app?.close();
-    await proxy?.close();
-    await devnet?.stop();
-  });
+  endAfterAll(() => [app, proxy, devnet]);
 
   const service = () =>
-    createSyncService({
-      db: app.db,
-      config: loadConfig({ CHAINS: "devnet", RPC_URL_DEVNET: proxy.url, LOG_LEVEL: "silent" }),
-      options: { commitSize: 10, readBatchSize: 10 },
-    });
+    syncService(app, { config: devnetSyncConfig(proxy.url), options: { commitSize: 10, readBatchSize: 10 } });
 
   it("two concurrent runs: one indexes, the other is skipped naming the lease holder; no duplicates", async () => {
     const [a, b] = await Promise.all([service().sync("cron"), service().sync("cron")]);

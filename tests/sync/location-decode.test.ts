@@ -10,19 +10,17 @@ const d = (locationType: string, location: string, srs: string | null = "EPSG:43
 const NO_LOCATION = { longitude: null, latitude: null, geometry: null, bbox: null };
 
 describe("coordinate pairs", () => {
-  it("DecimalDegrees<string> is longitude first, in every written form", () => {
-    for (const s of [
-      "-122.4194, 37.7749",
-      "-122.4194,37.7749",
-      "[-122.4194, 37.7749]",
-      "-122.4194 37.7749",
-      "(-122.4194, 37.7749)",
-    ]) {
-      const r = d("DecimalDegrees<string>", s);
-      expect(r, s).toMatchObject({ longitude: -122.4194, latitude: 37.7749 });
-      expect(r.geometry).toEqual({ type: "Point", coordinates: [-122.4194, 37.7749] });
-      expect(r.bbox).toEqual([-122.4194, 37.7749, -122.4194, 37.7749]);
-    }
+  it.each([
+    "-122.4194, 37.7749",
+    "-122.4194,37.7749",
+    "[-122.4194, 37.7749]",
+    "-122.4194 37.7749",
+    "(-122.4194, 37.7749)",
+  ])("DecimalDegrees<string> is longitude first, written %s", (s) => {
+    const r = d("DecimalDegrees<string>", s);
+    expect(r, s).toMatchObject({ longitude: -122.4194, latitude: 37.7749 });
+    expect(r.geometry).toEqual({ type: "Point", coordinates: [-122.4194, 37.7749] });
+    expect(r.bbox).toEqual([-122.4194, 37.7749, -122.4194, 37.7749]);
   });
   it("keeps a third value (height) in the geometry only", () => {
     const r = d("DecimalDegrees<string>", "[-122.4194, 37.7749, 12.5]");
@@ -53,11 +51,7 @@ describe("coordinate pairs", () => {
     // Both orders in range: read as declared.
     expect(d("DecimalDegrees<string>", "45, 10")).toMatchObject({ longitude: 45, latitude: 10 });
     // A latitude out of range after reading in the declared order is invalid, not swapped.
-    expect(d("coordinate-decimal+lon-lat", "10, 120")).toMatchObject({
-      longitude: null,
-      latitude: null,
-      geometry: null,
-    });
+    expect(d("coordinate-decimal+lon-lat", "10, 120")).toMatchObject(NO_LOCATION);
     expect(d("coordinate-decimal+lat-lon", "120, 10")).toMatchObject({ longitude: null, latitude: null });
     expect(d("coordinate-decimal+lat-lon", "10, 120")).toMatchObject({ longitude: 120, latitude: 10 });
   });

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { getConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
@@ -12,9 +12,11 @@ import {
   encodeRecord,
   registerSchemas,
 } from "../../lib/devnet/schemas.js";
-import { createSyncService, type SyncService } from "../../lib/sync/service.js";
+import type { SyncService } from "../../lib/sync/service.js";
 import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
+import { syncService } from "../helpers/sync-service.js";
 
 /**
  * What a network with nothing new costs (issue #36: at most two RPC requests per cron run), counted by a real proxy
@@ -50,18 +52,14 @@ beforeAll(async () => {
     RPC_URL_DEVNET: proxy.url,
     CONFIRMATIONS_DEVNET: String(CONFIRMATIONS),
   });
-  service = createSyncService({ db: app.db, config: getConfig() });
+  service = syncService(app);
   await attest(devnet.rpcUrl, devnet.eas, [{ data: proof("first") }]);
   await mine(devnet.rpcUrl, CONFIRMATIONS);
   // Catch up (the first runs read the history in ranges of their own).
   for (let i = 0; i < 5; i++) if ((await service.sync("manual")).chains[0]!.status === "ok") break;
   expect(await stored()).toBe(1);
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await proxy?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, proxy, devnet]);
 
 describe("a quiet network", () => {
   it("costs at most two RPC requests per run, and its cursor still moves to the confirmed head", async () => {
@@ -92,8 +90,7 @@ describe("a quiet network", () => {
   it("an allowed schema the registry does not know is asked beside the logs, then left to discovery", async () => {
     const config = getConfig();
     const unknownUid = `0x${"ab".repeat(32)}`;
-    const allowing = createSyncService({
-      db: app.db,
+    const allowing = syncService(app, {
       config,
       options: {
         schemaPolicy: { ...config.schemas, allow: new Set([...config.schemas.allow, unknownUid]) },

@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { createSyncService } from "../../lib/sync/service.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
+import { syncService } from "../helpers/sync-service.js";
 
 /** Proofs per reconciliation page here: a pass over the file's proofs takes several calls. */
 const PAGE = 10;
@@ -18,9 +18,7 @@ let app: TestApp;
 let uids: string[] = [];
 
 const service = (options: Record<string, unknown> = {}) =>
-  createSyncService({
-    db: app.db,
-    config: getConfig(),
+  syncService(app, {
     // A budget of nothing: each call checks exactly one page (every call checks at least one).
     options: { reconcilePageSize: PAGE, timeBudgetMs: 0, ...options },
   });
@@ -36,12 +34,7 @@ const proof = async (uid: string) =>
 
 beforeAll(async () => {
   devnet = await startTestDevnet();
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    CONFIRMATIONS_DEVNET: "0",
-  });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl, { CONFIRMATIONS_DEVNET: "0" }));
   const data = encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5" });
   uids = (
     await attest(
@@ -56,10 +49,7 @@ beforeAll(async () => {
     attestations: PROOFS,
   });
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("revocation reconciliation continues where it stopped", () => {
   it("reaches the last uid across calls, records the revocation block, and status shows the pass", async () => {

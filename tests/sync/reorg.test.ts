@@ -1,14 +1,14 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { getConfig } from "../../lib/config.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import { type Devnet, startDevnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
-import { createSyncService } from "../../lib/sync/service.js";
-import { blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
+import { blockNumber, mine, oneDevnet, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
+import { syncService } from "../helpers/sync-service.js";
 
 let devnet: Devnet;
 let app: TestApp;
@@ -16,7 +16,7 @@ let app: TestApp;
 const proofData = (memo: string) =>
   encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5", memo });
 const sync = async () => {
-  const report = await createSyncService({ db: app.db, config: getConfig() }).sync("manual");
+  const report = await syncService(app).sync("manual");
   return report.chains[0]!;
 };
 const rows = async () =>
@@ -32,17 +32,9 @@ const rows = async () =>
 beforeAll(async () => {
   devnet = await startTestDevnet();
   // Confirmations 0, so that the reorgs below reach indexed blocks without mining dozens of blocks.
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    CONFIRMATIONS_DEVNET: "0",
-  });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl, { CONFIRMATIONS_DEVNET: "0" }));
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("reorgs", () => {
   it("anvil_reorg: rows of orphaned blocks go, canonical ones stay, an orphaned revocation is undone", async () => {

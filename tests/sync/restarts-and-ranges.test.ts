@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { http } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { createChainClient } from "../../lib/chains/client.js";
 import { chainConfigs } from "../../lib/chains/registry.js";
@@ -11,8 +11,9 @@ import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { type RpcProxy, type RpcProxyOptions, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { createChainSync } from "../../lib/sync/chain-sync.js";
 import { syncOptions } from "../../lib/sync/options.js";
-import { mine, startTestDevnet } from "../helpers/anvil.js";
+import { mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 
 let devnet: Devnet;
 let app: TestApp;
@@ -74,7 +75,7 @@ async function throughProxy(
 
 beforeAll(async () => {
   devnet = await startTestDevnet();
-  app = await createTestApp({ CRON_SECRET: "test-secret", CHAINS: "devnet", RPC_URL_DEVNET: devnet.rpcUrl });
+  app = await createTestApp(oneDevnet(devnet.rpcUrl));
   // Six transactions of ten: six blocks with logs, so commits of ten fall on block boundaries.
   for (let i = 0; i < TOTAL; i += 10) {
     const items = Array.from({ length: 10 }, (_, j) => ({
@@ -88,10 +89,7 @@ beforeAll(async () => {
   }
   await mine(devnet.rpcUrl, 2);
 });
-afterAll(async () => {
-  await app?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, devnet]);
 
 describe("restart mid-range", () => {
   it("a run killed between batches loses nothing and duplicates nothing when the next run resumes", async () => {

@@ -1,19 +1,20 @@
 import { sql } from "drizzle-orm";
 import type { Hex } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { createChainClient } from "../../lib/chains/client.js";
-import { type Config, loadConfig } from "../../lib/config.js";
+import type { Config } from "../../lib/config.js";
 import { attest, DEVNET_ACCOUNTS, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { seedDevnet } from "../../lib/devnet/seed.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { AUTH, blockNumber, mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { chainTruth, dbState, expectTruthUpToCursor } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/rpc-fault-proxy.js";
+import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 
 /**
  * The sync engine under faults, against anvil with the real EAS contracts:
@@ -63,8 +64,7 @@ async function writeChain(d: Devnet): Promise<void> {
   await mine(d.rpcUrl, 3);
 }
 
-const devnetConfig = (rpcUrl: string): Config =>
-  loadConfig({ LOG_LEVEL: "silent", CHAINS: "devnet", RPC_URL_DEVNET: rpcUrl, RATE_LIMIT_PER_MINUTE: "0" });
+const devnetConfig = (rpcUrl: string): Config => devnetSyncConfig(rpcUrl, { RATE_LIMIT_PER_MINUTE: "0" });
 
 /** Small ranges and commits, so a run is many steps and a fault can land between any two of them. */
 const SMALL_STEPS = {
@@ -80,9 +80,7 @@ beforeAll(async () => {
   devnet = await startTestDevnet();
   await writeChain(devnet);
 }, 120_000);
-afterAll(async () => {
-  await devnet?.stop();
-});
+endAfterAll(() => [devnet]);
 
 describe("30% faulty RPC responses", () => {
   let app: TestApp;
@@ -91,10 +89,7 @@ describe("30% faulty RPC responses", () => {
     app = await createTestApp({});
     proxy = await startFaultProxy({ target: devnet.rpcUrl, rate: 0.3, seed, hangMs: 2_000 });
   });
-  afterAll(async () => {
-    await proxy?.close();
-    await app?.close();
-  });
+  endAfterAll(() => [proxy, app]);
 
   it("repeated cron runs converge to exactly the chain's truth", { timeout: 240_000 }, async () => {
     let truth = await chainTruth(devnet.rpcUrl, devnet.eas);
@@ -102,8 +97,7 @@ describe("30% faulty RPC responses", () => {
     expect([...truth.values()].filter((t) => t.revoked !== null).length).toBeGreaterThan(20);
     let confirmedHead = (await blockNumber(devnet.rpcUrl)) - 2;
 
-    const service = createSyncService({
-      db: app.db,
+    const service = syncService(app, {
       config: devnetConfig(proxy.url),
       // The engine's own client, pointed at the proxy, with a short per-request timeout so "timeout" faults cost
       // less than a second (production uses 15 s).
@@ -165,9 +159,7 @@ describe("database errors mid-transaction", () => {
   beforeAll(async () => {
     app = await createTestApp({});
   });
-  afterAll(async () => {
-    await app?.close();
-  });
+  endAfterAll(() => [app]);
 
   const checksum = async () =>
     (
@@ -182,11 +174,7 @@ describe("database errors mid-transaction", () => {
   }, async () => {
     const truth = await chainTruth(devnet.rpcUrl, devnet.eas);
     const confirmedHead = (await blockNumber(devnet.rpcUrl)) - 2;
-    const service = createSyncService({
-      db: app.db,
-      config: devnetConfig(devnet.rpcUrl),
-      options: SMALL_STEPS,
-    });
+    const service = syncService(app, { config: devnetConfig(devnet.rpcUrl), options: SMALL_STEPS });
     // A real database error raised inside the engine's commit transaction, after its cursor UPDATE and its row
     // INSERTs: the block-hash INSERT fails. `fault_rate` is read per statement, so the test can dial it.
     await app.db.execute(sql`create table lpqs_fault_rate (p float8 not null)`);
@@ -283,9 +271,7 @@ describe("status under failure", () => {
       RPC_URL_SEPOLIA: `http://127.0.0.1:${deadPort}`,
     });
   });
-  afterAll(async () => {
-    await app?.close();
-  });
+  endAfterAll(() => [app]);
 
   it("shows the failing chain's error without hiding the healthy one", { timeout: 120_000 }, async () => {
     const sync = await app.get("/api/sync", { method: "POST", headers: AUTH });

@@ -1,20 +1,20 @@
 import { spawn } from "node:child_process";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
-import { loadConfig } from "../../lib/config.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { type ProtocolSeed, protocolRecords, seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { type RpcProxy, startRpcProxy } from "../../lib/devnet/rpc-proxy.js";
 import { DEVNET_SCHEMA_UIDS, DEVNET_SCHEMAS, encodeRecord } from "../../lib/devnet/schemas.js";
 import { seedDevnet } from "../../lib/devnet/seed.js";
-import { createSyncService } from "../../lib/sync/service.js";
 import { mine, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, ROOT, type TestApp } from "../helpers/app.js";
 import { chainTruth } from "../helpers/chain-truth.js";
+import { endAfterAll } from "../helpers/fixtures.js";
 import { shareDb } from "../helpers/shared-db.js";
+import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 
 /**
  * What an operator decides (SCHEMA_MODE, SCHEMA_ALLOW, SCHEMA_DENY) and backfilling a new source alone: a denied
@@ -34,10 +34,7 @@ const recordOf = (name: "appendix" | "review") =>
   encodeRecord(DEVNET_SCHEMAS[name], protocolRecords().find((r) => r.schema === name)!.fields);
 
 const service = (env: Record<string, string> = {}) =>
-  createSyncService({
-    db: app.db,
-    config: loadConfig({ LOG_LEVEL: "silent", CHAINS: "devnet", RPC_URL_DEVNET: proxy.url, ...env }),
-  });
+  syncService(app, { config: devnetSyncConfig(proxy.url, env) });
 const sync = async (env: Record<string, string> = {}) => (await service(env).sync("manual")).chains[0]!;
 
 const rowsOf = async (uid: string) =>
@@ -87,11 +84,7 @@ beforeAll(async () => {
   });
   app = await createTestApp({ CHAINS: "devnet", RPC_URL_DEVNET: proxy.url });
 }, 120_000);
-afterAll(async () => {
-  await app?.close();
-  await proxy?.close();
-  await devnet?.stop();
-});
+endAfterAll(() => [app, proxy, devnet]);
 
 describe("the operator's schema decisions", () => {
   it("a denied schema is not indexed (it is remembered as off); the others are", async () => {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, queryRows } from "../../db/client.js";
+import { queryRows } from "../../db/client.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs } from "../../lib/local/synthetic-proofs.js";
 import { cql2Filter } from "../../lib/ogc/cql2/index.js";
@@ -10,6 +10,7 @@ import { encodeTile } from "../../lib/tiles/mvt.js";
 import { type TileContent, tileContent, tileContentFromRows } from "../../lib/tiles/tile-content.js";
 import type { TileAddress } from "../../lib/tiles/web-mercator.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { recordingExecutes, type Statement } from "../helpers/statements.js";
 import { decodeTile } from "./decode.js";
 
 /**
@@ -63,17 +64,8 @@ async function budgeted(
   filter: ProofFilter,
   budget = BUDGET,
 ): Promise<{ content: TileContent; most: number }> {
-  const statements: unknown[] = [];
-  const db = new Proxy(app.db, {
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver);
-      if (key !== "execute" || typeof value !== "function") return value;
-      return (query: Parameters<Db["execute"]>[0]) => {
-        statements.push(query);
-        return value.call(target, query);
-      };
-    },
-  });
+  const statements: Statement[] = [];
+  const db = recordingExecutes(app.db, statements);
   const content = await tileContent(db, t, filter, budget);
   let most = 0;
   const dialect = new PgDialect();

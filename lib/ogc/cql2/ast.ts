@@ -90,6 +90,11 @@ export type TemporalOp = (typeof TEMPORAL_OPS)[number];
 export const ARRAY_OPS = ["a_equals", "a_contains", "a_containedby", "a_overlaps"] as const;
 export type ArrayOp = (typeof ARRAY_OPS)[number];
 
+/** Whether a lowercased function name is one of the spatial, temporal or array predicates (both parsers ask). */
+export const isSpatialOp = (w: string): w is SpatialOp => (SPATIAL_OPS as readonly string[]).includes(w);
+export const isTemporalOp = (w: string): w is TemporalOp => (TEMPORAL_OPS as readonly string[]).includes(w);
+export const isArrayOp = (w: string): w is ArrayOp => (ARRAY_OPS as readonly string[]).includes(w);
+
 export type Expr =
   | { kind: "and" | "or"; args: Expr[] }
   | { kind: "not"; arg: Expr }

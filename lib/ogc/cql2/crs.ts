@@ -1,5 +1,6 @@
 import type { CrsSystem } from "../../crs/systems.js";
 import { bboxToCrs84, positionFrom } from "../../crs/transform.js";
+import { everyPosition } from "../../location/geometry.js";
 import type { BboxLit, GeometryLit, Position } from "./ast.js";
 import { bboxLit } from "./literals.js";
 
@@ -16,24 +17,6 @@ import { bboxLit } from "./literals.js";
  */
 const isCrs84 = (crs: CrsSystem | undefined) => !crs || crs.code === "OGC:CRS84";
 
-/** Every position of a literal (a point's one, a polygon's every ring's). */
-function positionsOf(g: GeometryLit): Position[] {
-  switch (g.kind) {
-    case "point":
-      return [g.coordinates];
-    case "multipoint":
-    case "linestring":
-      return g.coordinates;
-    case "multilinestring":
-    case "polygon":
-      return g.coordinates.flat();
-    case "multipolygon":
-      return g.coordinates.flat(2);
-    case "geometrycollection":
-      return g.geometries.flatMap(positionsOf);
-  }
-}
-
 /**
  * A geometry literal written in `crs` (its axis order), turned into CRS84 in place; a string says why it cannot be
  * (a position outside what the projection can map back). A literal in CRS84 is left as it is.
@@ -42,7 +25,7 @@ export function literalToCrs84(g: GeometryLit, crs: CrsSystem | undefined): stri
   if (isCrs84(crs)) return undefined;
   const from = positionFrom(crs!)!;
   // A position shared by two rings or parts is one array only once: transform each array once.
-  for (const p of new Set(positionsOf(g))) {
+  for (const p of new Set(everyPosition<Position>(g))) {
     const [lon, lat] = from(p);
     if (!Number.isFinite(lon) || !Number.isFinite(lat))
       return `a position (${p.join(" ")}) has no equivalent in CRS84 (filter-crs ${crs!.code})`;

@@ -1,23 +1,18 @@
 import type { CrsSystem } from "../../crs/systems.js";
-import {
-  ARRAY_OPS,
-  type ArithmeticOp,
-  type ArrayLit,
-  type ArrayOp,
-  type ArrayOperand,
-  type ComparisonOp,
-  type Expr,
-  type Geometry,
-  type GeometryLit,
-  type IntervalEnd,
-  type Position,
-  type Scalar,
-  SPATIAL_OPS,
-  type SpatialOp,
-  TEMPORAL_OPS,
-  type Temporal,
-  type TemporalOp,
+import type {
+  ArithmeticOp,
+  ArrayLit,
+  ArrayOperand,
+  ComparisonOp,
+  Expr,
+  Geometry,
+  GeometryLit,
+  IntervalEnd,
+  Position,
+  Scalar,
+  Temporal,
 } from "./ast.js";
+import { isArrayOp, isSpatialOp, isTemporalOp } from "./ast.js";
 import { filterBboxLit, literalToCrs84 } from "./crs.js";
 import { CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
 import { CqlError, placed } from "./where.js";
@@ -156,39 +151,17 @@ class JsonParser {
         this.arity(args, 1, op, at);
         return this.put({ kind: "isNull", value: this.nullable(args[0], arg(0), d) }, at);
     }
-    if ((SPATIAL_OPS as readonly string[]).includes(op)) {
+    // The spatial, temporal and array predicates: two operands of one kind each.
+    const two = <A>(read: (j: J, at: string) => A): [A, A] => {
       this.arity(args, 2, op, at);
-      return this.put(
-        {
-          kind: "spatial",
-          op: op as SpatialOp,
-          args: [this.geometry(args[0], arg(0)), this.geometry(args[1], arg(1))],
-        },
-        at,
-      );
-    }
-    if ((TEMPORAL_OPS as readonly string[]).includes(op)) {
-      this.arity(args, 2, op, at);
-      return this.put(
-        {
-          kind: "temporal",
-          op: op as TemporalOp,
-          args: [this.temporal(args[0], arg(0)), this.temporal(args[1], arg(1))],
-        },
-        at,
-      );
-    }
-    if ((ARRAY_OPS as readonly string[]).includes(op)) {
-      this.arity(args, 2, op, at);
-      return this.put(
-        {
-          kind: "array",
-          op: op as ArrayOp,
-          args: [this.arrayOperand(args[0], arg(0), d), this.arrayOperand(args[1], arg(1), d)],
-        },
-        at,
-      );
-    }
+      return [read(args[0], arg(0)), read(args[1], arg(1))];
+    };
+    if (isSpatialOp(op))
+      return this.put({ kind: "spatial", op, args: two((j, p) => this.geometry(j, p)) }, at);
+    if (isTemporalOp(op))
+      return this.put({ kind: "temporal", op, args: two((j, p) => this.temporal(j, p)) }, at);
+    if (isArrayOp(op))
+      return this.put({ kind: "array", op, args: two((j, p) => this.arrayOperand(j, p, d)) }, at);
     return this.fail(`unknown operator "${o.op}"`, step(at, "op"));
   }
 

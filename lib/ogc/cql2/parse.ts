@@ -1,6 +1,5 @@
 import type { CrsSystem } from "../../crs/systems.js";
 import {
-  ARRAY_OPS,
   type ArithmeticOp,
   type ArrayLit,
   type ArrayOp,
@@ -11,11 +10,12 @@ import {
   type Geometry,
   type GeometryLit,
   type IntervalEnd,
+  isArrayOp,
+  isSpatialOp,
+  isTemporalOp,
   type Position,
   type Scalar,
-  SPATIAL_OPS,
   type SpatialOp,
-  TEMPORAL_OPS,
   type Temporal,
   type TemporalOp,
   type TimestampLit,
@@ -26,6 +26,17 @@ import { CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from
 import { placed } from "./where.js";
 
 export { CQL_LIMITS } from "./literals.js";
+
+const GEOMETRY_WORDS = new Set([
+  "bbox",
+  "point",
+  "linestring",
+  "polygon",
+  "multipoint",
+  "multilinestring",
+  "multipolygon",
+  "geometrycollection",
+]);
 
 const RESERVED = new Set([
   "and",
@@ -42,32 +53,10 @@ const RESERVED = new Set([
   "timestamp",
   "date",
   "interval",
-  "bbox",
-  "point",
-  "linestring",
-  "polygon",
-  "multipoint",
-  "multilinestring",
-  "multipolygon",
-  "geometrycollection",
+  ...GEOMETRY_WORDS,
   "casei",
   "accenti",
 ]);
-
-const GEOMETRY_WORDS = new Set([
-  "bbox",
-  "point",
-  "linestring",
-  "polygon",
-  "multipoint",
-  "multilinestring",
-  "multipolygon",
-  "geometrycollection",
-]);
-
-const isSpatialOp = (w: string): w is SpatialOp => (SPATIAL_OPS as readonly string[]).includes(w);
-const isTemporalOp = (w: string): w is TemporalOp => (TEMPORAL_OPS as readonly string[]).includes(w);
-const isArrayOp = (w: string): w is ArrayOp => (ARRAY_OPS as readonly string[]).includes(w);
 
 /**
  * A recursive-descent parser for CQL2 text (OGC 21-065r2): boolean logic, comparisons with arithmetic, BETWEEN, IN,
@@ -339,17 +328,18 @@ class Parser {
   }
 
   private timestamp(): TimestampLit {
-    const start = this.peek();
-    const { value, token } = this.stringArgument("timestamp");
-    const lit = timestampLit(value);
-    if (typeof lit === "string") throw new CqlSyntaxError(lit, token.at);
-    return this.at(lit, start);
+    return this.literal("timestamp", timestampLit);
   }
 
   private date(): DateLit {
+    return this.literal("date", dateLit);
+  }
+
+  /** WORD('…'): its string read by `read` (literals.ts), whose refusal is a string that names the problem. */
+  private literal<T extends object>(word: string, read: (value: string) => T | string): T {
     const start = this.peek();
-    const { value, token } = this.stringArgument("date");
-    const lit = dateLit(value);
+    const { value, token } = this.stringArgument(word);
+    const lit = read(value);
     if (typeof lit === "string") throw new CqlSyntaxError(lit, token.at);
     return this.at(lit, start);
   }

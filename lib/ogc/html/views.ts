@@ -19,6 +19,14 @@ import { type Collection, type Link, OGC_MAX_LIMIT, PATHS, REL, TILED_COLLECTION
 type Href = (path: string) => string;
 
 const ogcHome = (href: Href): Crumb => ({ title: "OGC API", href: `${href(PATHS.landing)}?f=html` });
+/** The leads of the pages one step below the OGC landing page, by their titles (their crumbs). */
+const OGC_LEADS = {
+  Conformance: "The OGC API standards and parts this service implements.",
+  Collections: "The same location proofs in two collections: as points, or as their full shapes.",
+  "Tile matrix sets": "The tiling schemes the tiles use.",
+} as const;
+const ogcPage = (href: Href, title: keyof typeof OGC_LEADS, body: string) =>
+  page({ title, section: "ogc", crumbs: [ogcHome(href), { title }], lead: OGC_LEADS[title], body });
 const collectionsCrumb = (href: Href): Crumb => ({
   title: "Collections",
   href: `${href(PATHS.collections)}?f=html`,
@@ -54,13 +62,11 @@ ${linkList(doc.links)}`,
 }
 
 export function conformanceHtml(doc: { conformsTo: string[] }, href: Href): string {
-  return page({
-    title: "Conformance",
-    section: "ogc",
-    crumbs: [ogcHome(href), { title: "Conformance" }],
-    lead: "The OGC API standards and parts this service implements.",
-    body: `<ul class="plain">${doc.conformsTo.map((c) => `<li><code>${e(c)}</code></li>`).join("")}</ul>`,
-  });
+  return ogcPage(
+    href,
+    "Conformance",
+    `<ul class="plain">${doc.conformsTo.map((c) => `<li><code>${e(c)}</code></li>`).join("")}</ul>`,
+  );
 }
 
 export function apiHtml(
@@ -137,13 +143,7 @@ ${collectionActions(c)}
 </section>`,
     )
     .join("\n");
-  return page({
-    title: "Collections",
-    section: "ogc",
-    crumbs: [ogcHome(href), { title: "Collections" }],
-    lead: "The same location proofs in two collections: as points, or as their full shapes.",
-    body: `<div class="cards">${cards}</div>${linkList(doc.links)}`,
-  });
+  return ogcPage(href, "Collections", `<div class="cards">${cards}</div>${linkList(doc.links)}`);
 }
 
 export function collectionHtml(doc: CollectionDoc, href: Href): string {
@@ -422,13 +422,7 @@ export function tileMatrixSetsHtml(
         `<li><a href="${e(`${href(PATHS.tileMatrixSet(t.id))}?f=html`)}">${e(t.id)}</a>: ${e(t.title)}</li>`,
     )
     .join("");
-  return page({
-    title: "Tile matrix sets",
-    section: "ogc",
-    crumbs: [ogcHome(href), { title: "Tile matrix sets" }],
-    lead: "The tiling schemes the tiles use.",
-    body: `<ul class="plain">${items}</ul>${linkList(doc.links)}`,
-  });
+  return ogcPage(href, "Tile matrix sets", `<ul class="plain">${items}</ul>${linkList(doc.links)}`);
 }
 
 export function tileMatrixSetHtml(
