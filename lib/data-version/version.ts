@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
 import { CHAIN_DEFINITIONS } from "../chains/registry.js";
-import { getConfig } from "../config.js";
+import { baseUrl } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
 import { VERSION } from "../version.js";
 
@@ -105,11 +105,12 @@ function variantOf(request: Request): string {
   const parts = [
     process.env.VERCEL_DEPLOYMENT_ID ?? process.env.VERCEL_GIT_COMMIT_SHA ?? VERSION,
     resourceOf(request),
-    h.get("accept") ?? "",
+    // No Accept is the same as `*/*` (RFC 9110 12.5.1); a client library may send either for one request.
+    h.get("accept")?.trim() || "*/*",
     // The HTML pages' time filters are whole UTC days up to today (lib/ogc/html/views.ts).
     new Date().toISOString().slice(0, 10),
-    // Absolute links follow the forwarded headers unless PUBLIC_BASE_URL is set (lib/http/links.ts).
-    getConfig().publicBaseUrl ? "" : `${h.get("x-forwarded-host") ?? ""} ${h.get("x-forwarded-proto") ?? ""}`,
+    // The origin every absolute link is built from (lib/http/links.ts): the same whichever headers named it.
+    baseUrl(request),
   ];
   return createHash("sha1").update(parts.join("\n")).digest("base64url").slice(0, 12);
 }

@@ -1,6 +1,6 @@
 import { readingFromReplica } from "../../db/read-scope.js";
 import { statementsSent, withRequestBudget } from "../budget/request-budget.js";
-import { getConfig } from "../config.js";
+import { ConfigError, getConfig } from "../config.js";
 import {
   type DataVersion,
   etagOf,
@@ -15,7 +15,7 @@ import { log } from "../log.js";
 import { authorizeRestricted } from "./auth.js";
 import { trustedClientIp } from "./client-ip.js";
 import { corsHeaders, preflightWith } from "./cors.js";
-import { ApiError, methodNotAllowed } from "./errors.js";
+import { methodNotAllowed } from "./errors.js";
 import { requestedFormat } from "./format.js";
 import { getRateLimiter, type RateLimitOutcome, rateLimitHeaders, tooManyRequests } from "./rate-limit.js";
 import { requestUrl } from "./request-url.js";
@@ -175,11 +175,11 @@ async function versioned(request: Request, handler: Handler): Promise<Response> 
   try {
     version = await requestScopeVersion(request);
   } catch (error) {
-    // A spent request budget is the answer: the handler would only be refused in turn, after another wait.
-    if (error instanceof ApiError && error.code === "RequestBudgetExceeded") throw error;
-    // No version to be had (the database is unreachable or unset): the handler answers as it would, a bad
-    // parameter with its 400 before any database work, a read with its own database error, and no data validators.
-    return handler(request);
+    // No database configured: the handler answers as it would, a bad parameter with its 400 before any database
+    // work, a read with the misconfiguration's 503, and no data validators. A database that fails (an outage, a
+    // stall, a spent budget) is the answer itself: the handler would only meet it again, after another wait.
+    if (error instanceof ConfigError) return handler(request);
+    throw error;
   }
   const held = notModified(request, version);
   if (held) {
