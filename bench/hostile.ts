@@ -97,9 +97,12 @@ const HUGE = 5;
 const AT_BOUND = 40;
 /** A megabyte: each attested value of a HUGE proof. */
 const HUGE_CHARS = MB;
-/** Points of a HUGE proof's line (about 2.5 MB of GeoJSON) and of an AT_BOUND one's (just under GEOMETRY_BYTES). */
+/**
+ * Points of a HUGE proof's line (a few MB of GeoJSON) and of an AT_BOUND one's: just under GEOMETRY_BYTES, at about
+ * 30 bytes of jsonb text a point.
+ */
 const HUGE_POINTS = 110_000;
-const BOUND_POINTS = Math.floor(GEOMETRY_BYTES / 24);
+const BOUND_POINTS = Math.floor((GEOMETRY_BYTES - 100) / 30);
 
 /**
  * Copies of one synthetic point proof (its chain, schema, times of attestation, decoded columns) with the values
@@ -130,7 +133,7 @@ async function insertOversized(
     subject: `'${OVERSIZED_PROVER}'`,
     event_timestamp: eventTime,
     event_timestamp_raw: `extract(epoch from ${eventTime})::bigint::numeric`,
-    memo: `'oversized ' || g || ' ' || repeat('m', ${size.text - 20})`,
+    memo: `left('oversized ' || g || ' ' || repeat('m', ${size.text}), ${size.text})`,
     location: `repeat('L', ${size.text})`,
     decode_warning: "null",
     media_type: `'["image/png"]'::jsonb`,
@@ -262,7 +265,7 @@ function wideGraphql(): Variant[] {
             accepted.push({
               cost,
               variant: graphql(
-                `${roots} roots × ${nodes} nodes × ${names} names, first ${first}, ${set}`,
+                `${roots} root${roots > 1 ? "s" : ""} × ${nodes} nodes × ${names} names, first ${first}, ${set}`,
                 text,
               ),
             });
@@ -398,7 +401,7 @@ async function kinds(ordinaryUids: string[]): Promise<Kind[]> {
     {
       name: "stats",
       hostile: false,
-      variants: [get("all", `${V0}/stats`), get("chain=base", `${V0}/stats?chain=base`)],
+      variants: [get("all", `${V0}/stats`), get("protocolVersion=1.0", `${V0}/stats?protocolVersion=1.0`)],
     },
   ];
 }
@@ -470,6 +473,8 @@ type Result = {
   times: number[];
   worst: { ms: number; label: string };
   statuses: Map<number, number>;
+  /** a variant that answered each status other than 200 */
+  odd: Map<number, string>;
   bytes: number;
   rssMb: number;
   heapMb: number;
@@ -479,13 +484,18 @@ type Result = {
 async function measureKind(base: string, port: number, kind: Kind): Promise<Result> {
   const times: number[] = [];
   const statuses = new Map<number, number>();
+  const odd = new Map<number, string>();
+  const seen = (v: Variant, a: Answer) => {
+    statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    if (a.status !== 200 && !odd.has(a.status)) odd.set(a.status, v.label);
+  };
   const worst = { ms: -1, label: "" };
   let bytes = 0;
   for (let i = 0; i < ARGS.iterations; i++) {
     const v = kind.variants[i % kind.variants.length]!;
     const a = await send(base, v);
     times.push(a.ms);
-    statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    seen(v, a);
     bytes = Math.max(bytes, a.bytes);
     if (a.ms > worst.ms) Object.assign(worst, { ms: a.ms, label: v.label });
   }
@@ -499,7 +509,7 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
     await control(port, "start");
     const a = await send(base, v);
     const m = await control(port, "stop");
-    statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+    seen(v, a);
     bytes = Math.max(bytes, a.bytes);
     rssMb = Math.max(rssMb, m.rssKb / 1024);
     heapMb = Math.max(heapMb, m.heapBytes / MB);
@@ -509,7 +519,7 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
       memoryLabel = v.label;
     }
   }
-  return { kind, times, worst, statuses, bytes, rssMb, heapMb, memoryLabel };
+  return { kind, times, worst, statuses, odd, bytes, rssMb, heapMb, memoryLabel };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -563,6 +573,7 @@ async function main() {
           .join(" ")}`,
       );
       console.log(`${"".padEnd(29)}slowest: ${r.worst.label}; most memory: ${r.memoryLabel}`);
+      for (const [status, label] of r.odd) console.log(`${"".padEnd(29)}${status}: e.g. ${label}`);
     }
 
     const load1 = loadavg();
