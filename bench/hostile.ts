@@ -300,7 +300,7 @@ async function kinds(ordinaryUids: string[]): Promise<Kind[]> {
     get("v0 by uid (huge)", `${V0}/${oversizedUid(1)}`),
     get("OGC item by uid (huge)", `${ITEMS}/${oversizedUid(2)}`),
     get("OGC shape by uid (huge)", `${SHAPES}/${oversizedUid(3)}`),
-    get("v0 by uid, HTML (huge)", `${V0}/${oversizedUid(4)}?f=html`),
+    get("OGC item by uid, HTML (huge)", `${ITEMS}/${oversizedUid(4)}?f=html`),
     graphql(
       "GraphQL first 1000, heavy fields",
       `{ locationProofs(first: 1000, filter: { prover: "${OVERSIZED_PROVER}" }) { nodes { ${heavyFields} } } }`,
