@@ -478,7 +478,8 @@ type Result = {
   bytes: number;
   rssMb: number;
   heapMb: number;
-  memoryLabel: string;
+  /** the variants that took the most memory, with their peak MB and their answer's bytes */
+  memoryTop: { label: string; mb: number; bytes: number }[];
 };
 
 async function measureKind(base: string, port: number, kind: Kind): Promise<Result> {
@@ -501,8 +502,7 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
   }
   let rssMb = 0;
   let heapMb = 0;
-  let memoryLabel = "";
-  let memoryPeak = -1;
+  const byVariant = new Map<string, { label: string; mb: number; bytes: number }>();
   const count = Math.max(ARGS["memory-iterations"], kind.variants.length);
   for (let i = 0; i < count; i++) {
     const v = kind.variants[i % kind.variants.length]!;
@@ -514,12 +514,11 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
     rssMb = Math.max(rssMb, m.rssKb / 1024);
     heapMb = Math.max(heapMb, m.heapBytes / MB);
     const peak = Math.max(m.rssKb / 1024, m.heapBytes / MB);
-    if (peak > memoryPeak) {
-      memoryPeak = peak;
-      memoryLabel = v.label;
-    }
+    const had = byVariant.get(v.label);
+    if (!had || peak > had.mb) byVariant.set(v.label, { label: v.label, mb: peak, bytes: a.bytes });
   }
-  return { kind, times, worst, statuses, odd, bytes, rssMb, heapMb, memoryLabel };
+  const memoryTop = [...byVariant.values()].sort((x, y) => y.mb - x.mb).slice(0, 3);
+  return { kind, times, worst, statuses, odd, bytes, rssMb, heapMb, memoryTop };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -572,7 +571,9 @@ async function main() {
           .map(([s, c]) => `${s}:${c}`)
           .join(" ")}`,
       );
-      console.log(`${"".padEnd(29)}slowest: ${r.worst.label}; most memory: ${r.memoryLabel}`);
+      console.log(
+        `${"".padEnd(29)}slowest: ${r.worst.label}; most memory: ${r.memoryTop.map((t) => `${t.label} (${f1(t.mb)} MB, ${t.bytes.toLocaleString("en")} B)`).join(", ")}`,
+      );
       for (const [status, label] of r.odd) console.log(`${"".padEnd(29)}${status}: e.g. ${label}`);
     }
 
