@@ -23,7 +23,8 @@
  *    - time: --iterations requests one at a time on a kept-alive connection, cycling through the kind's variants.
  *      Server time is the HTTP time measured here, from the request's first byte sent to the response's last byte
  *      read: the service sets no Server-Timing header. p50, p99 and the worst, against the budget.
- *    - memory: --memory-iterations requests (at least each variant once), one at a time, each between a /start and
+ *    - memory: every variant --memory-repeats times (the heap's peak moves with where the collections fall, so one
+ *      request per variant can miss it), one at a time, each request between a /start and
  *      a /stop of the control port (bench/memory-server.ts). "Peak memory of one request" is how far the server
  *      process's memory rose above what it held right before the request, after two full collections: the larger
  *      of (a) the rise of its resident set, VmHWM after the request minus VmRSS before it, the kernel's own peak
@@ -36,8 +37,8 @@
  *    goals (no floor makes sense for a budget: the ordinary kinds are the comparison).
  * 5. The final table, as docs/performance.md's "Hostile requests" section shows it.
  *
- * Options: --rows N (1,000,000), --iterations K (per kind, for p99: 100), --memory-iterations M (per kind: 20, at
- * least every variant once), --drop (drop the database after the run).
+ * Options: --rows N (1,000,000), --iterations K (per kind, for p99: 100), --memory-repeats R (each variant's
+ * requests for memory: 3), --drop (drop the database after the run).
  */
 import http from "node:http";
 import { createServer } from "node:net";
@@ -71,7 +72,7 @@ import {
 import { f1, lpad, pad, percentile } from "./figures.js";
 
 const ARGS = benchArgs({
-  numbers: { rows: 1_000_000, iterations: 100, "memory-iterations": 20 },
+  numbers: { rows: 1_000_000, iterations: 100, "memory-repeats": 3 },
   flags: ["drop"],
 });
 if (ARGS.iterations < 100)
@@ -503,7 +504,7 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
   let rssMb = 0;
   let heapMb = 0;
   const byVariant = new Map<string, { label: string; mb: number; bytes: number }>();
-  const count = Math.max(ARGS["memory-iterations"], kind.variants.length);
+  const count = ARGS["memory-repeats"] * kind.variants.length;
   for (let i = 0; i < count; i++) {
     const v = kind.variants[i % kind.variants.length]!;
     await control(port, "start");
@@ -549,7 +550,7 @@ async function main() {
     );
     const base = server.url;
     console.log(
-      `\nbench:hostile: ${ARGS.rows.toLocaleString("en")} synthetic proofs + ${HUGE} huge and ${AT_BOUND} at-bound ones, PostgreSQL ${await postgresVersion()}, server: built functions on Node ${server.version}; ${ARGS.iterations} timed requests per kind, ${ARGS["memory-iterations"]} (at least every variant) for memory, one at a time; budget ${BUDGET_MS} ms; load average ${load0.map((l) => l.toFixed(2)).join(" ")}`,
+      `\nbench:hostile: ${ARGS.rows.toLocaleString("en")} synthetic proofs + ${HUGE} huge and ${AT_BOUND} at-bound ones, PostgreSQL ${await postgresVersion()}, server: built functions on Node ${server.version}; ${ARGS.iterations} timed requests per kind, every variant ${ARGS["memory-repeats"]} times for memory, one at a time; budget ${BUDGET_MS} ms; load average ${load0.map((l) => l.toFixed(2)).join(" ")}`,
     );
     // Every variant once, so that no kind is timed on code the JIT has not seen yet.
     for (const kind of list) for (const v of kind.variants) await send(base, v);
