@@ -185,6 +185,29 @@ describe("the OGC items", () => {
     expect(one.body.properties).not.toHaveProperty("truncated");
   });
 
+  it("an item's HTML page shows the values as a list carries them, says which were cut and links the whole record", async () => {
+    const uid = huge[0]!.uid;
+    for (const collection of ["location-proofs", "location-proof-shapes"]) {
+      const res = await app.request(`/api/ogc/collections/${collection}/items/${uid}?f=html`);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      // The proof's values are about 0.9 MB; the page carries at most a list record's worth of each, twice (the
+      // table and the map's feature).
+      expect(html.length).toBeLessThan(100_000);
+      expect(html).toContain(huge[0]!.memo!.slice(0, TEXT_CHARS));
+      expect(html).not.toContain(huge[0]!.memo!.slice(0, TEXT_CHARS + 1));
+      // The points collection's geometry is the proof's point; the shapes collection's is the line, past its bound.
+      const shapes = collection === "location-proof-shapes" ? ", geometry" : "";
+      expect(html).toContain(
+        `Cut for this page, as a list carries them: location, memo, media_data, application_fields${shapes}.`,
+      );
+      expect(html).toContain(`/api/ogc/collections/${collection}/items/${uid}?f=json`);
+    }
+    // A record within every bound is shown whole, with no such note.
+    const plain = await app.request(`/api/ogc/collections/location-proofs/items/${rows.at(-1)!.uid}?f=html`);
+    expect(await plain.text()).not.toContain("Cut for this page");
+  });
+
   it("ends an items page at the byte bound, and the next links reach every feature once", async () => {
     const path = "/api/ogc/collections/location-proof-shapes/items?limit=1000";
     const big = await walk(

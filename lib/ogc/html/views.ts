@@ -1,3 +1,4 @@
+import { cutToListBounds } from "../../bounds/cut.js";
 import { syncedNetworks } from "../../chains/registry.js";
 import { getConfig } from "../../config.js";
 import { MAP_REFRESH_SECONDS } from "../../data-version/tile-version.js";
@@ -294,8 +295,13 @@ const valueHtml = (key: string, v: unknown): string => {
 };
 
 export function itemHtml(doc: OgcFeature & { links: Link[] }, href: Href, collection: Collection): string {
-  const p = doc.properties as Record<string, unknown>;
-  const rows = [["geometry", doc.geometry], ...Object.entries(p)]
+  // The page shows the values as a list carries them; the JSON has them whole (lib/bounds/cut.ts says why).
+  const { values, cut } = cutToListBounds({
+    ...(doc.properties as Record<string, unknown>),
+    geometry: doc.geometry,
+  });
+  const { geometry, ...p } = values;
+  const rows = [["geometry", geometry], ...Object.entries(p)]
     .map(([k, v]) => `<tr><th scope="row">${e(k)}</th><td>${valueHtml(String(k), v)}</td></tr>`)
     .join("");
   const facts = [
@@ -316,8 +322,8 @@ export function itemHtml(doc: OgcFeature & { links: Link[] }, href: Href, collec
     ],
     lead: `Location proof ${facts.join(" ")}`,
     map: true,
-    body: `${mapSection({ features: [{ type: "Feature", id: doc.id, geometry: doc.geometry, properties: doc.properties }], itemPath: `${PATHS.items(collection.id)}/`, label: "Map of this proof" })}
-<div class="table-wrap"><table class="data props"><tbody>${rows}</tbody></table></div>
+    body: `${mapSection({ features: [{ type: "Feature", id: doc.id, geometry, properties: p }], itemPath: `${PATHS.items(collection.id)}/`, label: "Map of this proof" })}
+${cut.length ? `<p class="muted">Cut for this page, as a list carries them: ${cut.map((name) => e(name)).join(", ")}. <a href="${e(`${href(PATHS.item(collection.id, doc.id))}?f=json`)}">The whole record</a>.</p>\n` : ""}<div class="table-wrap"><table class="data props"><tbody>${rows}</tbody></table></div>
 ${linkList(doc.links)}`,
   });
 }
