@@ -1,11 +1,4 @@
-import {
-  GEOMETRY_BYTES,
-  GEOMETRY_FIELDS,
-  JSON_BYTES,
-  JSON_FIELDS,
-  TEXT_CHARS,
-  TEXT_FIELDS,
-} from "./limits.js";
+import * as bound from "./limits.js";
 
 /**
  * A record's values as a list carries them (the bounds of limits.ts, which lists apply in SQL: bounded-sql.ts), for
@@ -19,19 +12,19 @@ export function cutToListBounds(values: Record<string, unknown>): {
 } {
   const out: Record<string, unknown> = { ...values };
   const cut: string[] = [];
-  for (const name of TEXT_FIELDS) {
+  for (const name of bound.TEXT_FIELDS) {
     const v = out[name];
-    if (typeof v !== "string" || v.length <= TEXT_CHARS) continue;
+    if (typeof v !== "string" || v.length <= bound.TEXT_CHARS) continue;
     // Characters as the database counts them (code points, as `left` does), never half of a surrogate pair.
-    const head = Array.from(v.slice(0, 2 * TEXT_CHARS + 2));
-    if (head.length > TEXT_CHARS) {
-      out[name] = head.slice(0, TEXT_CHARS).join("");
+    const head = Array.from(v.slice(0, 2 * bound.TEXT_CHARS + 2));
+    if (head.length > bound.TEXT_CHARS) {
+      out[name] = head.slice(0, bound.TEXT_CHARS).join("");
       cut.push(name);
     }
   }
   for (const [names, bytes] of [
-    [JSON_FIELDS, JSON_BYTES],
-    [GEOMETRY_FIELDS, GEOMETRY_BYTES],
+    [bound.JSON_FIELDS, bound.JSON_BYTES],
+    [bound.GEOMETRY_FIELDS, bound.GEOMETRY_BYTES],
   ] as const) {
     for (const name of names) {
       const v = out[name];
