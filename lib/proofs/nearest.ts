@@ -120,7 +120,7 @@ const FORWARD = [sql`"distance" asc, ${p.uid} asc, ${p.chainId} asc`];
 const BACKWARD = [sql`"distance" desc, ${p.uid} desc, ${p.chainId} desc`];
 
 /** Rows strictly after (or `before`) the cursor's key in the order: a row comparison, every key not null. */
-function beyond(near: Near, cursor: Cursor, before: boolean): SQL {
+function pastDistance(near: Near, cursor: Cursor, before: boolean): SQL {
   const [d, uid, chainId] = cursor.values;
   const row = sql`(${distanceSql(near)}, ${p.uid}, ${p.chainId})`;
   const at = sql`(${d}::float8, ${uid}::text, ${chainId}::bigint)`;
@@ -141,13 +141,13 @@ export async function readNearest(
   if (r.backward) {
     // Everything before the cursor lies within its distance; without a cursor, the part's end: the whole circle.
     return fetch({
-      where: r.cursor ? and(within(r, d0), beyond(r.near, r.cursor, true)) : whereClause(r.part),
+      where: r.cursor ? and(within(r, d0), pastDistance(r.near, r.cursor, true)) : whereClause(r.part),
       orderBy: BACKWARD,
       limit: r.limit,
       distance,
     });
   }
-  const position = r.cursor ? beyond(r.near, r.cursor, false) : undefined;
+  const position = r.cursor ? pastDistance(r.near, r.cursor, false) : undefined;
   const needed = r.limit + (r.offset ?? 0);
   const radius = r.near.radius;
   let ring = radius;

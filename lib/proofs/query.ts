@@ -104,7 +104,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
   const budget = json ? page.bytes : undefined;
   let bytes = 0;
   let stopped = false;
-  const fetch = async (q: RowsQuery) => {
+  const readRows = async (q: RowsQuery) => {
     if (stopped) return [];
     const withSnapshot = {
       ...q,
@@ -126,7 +126,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
       if (budget !== undefined) bytes += Buffer.byteLength((row as JsonRow).json ?? "");
     }
   };
-  const read = async (part: number, q: RowsQuery) => keep(part, await fetch(q));
+  const read = async (part: number, q: RowsQuery) => keep(part, await readRows(q));
   if (nearest) {
     // The nearest-first order (lib/proofs/nearest.ts): each part from the cursor's (or the offset's) on.
     const cursor = page.cursor;
@@ -153,7 +153,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
           cells: () => cellsAround(db, nearest),
           stopped: () => stopped,
         },
-        fetch,
+        readRows,
       );
       keep(part, found);
     }

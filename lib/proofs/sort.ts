@@ -113,7 +113,7 @@ function param(k: SortKey, value: unknown): SQL {
  * walking the order index hoping to meet them early.
  */
 export function orderBy(order: OrderKeys, options: { avoidIndex?: boolean } = {}): SQL[] {
-  return remembered(`offset\u0000${order.signature}\u0000${!!options.avoidIndex}`, () => [
+  return shapeOf(`offset\u0000${order.signature}\u0000${!!options.avoidIndex}`, () => [
     renderedOnce(
       sql.join(
         order.keys.map((k, i) => {
@@ -131,7 +131,7 @@ export function orderBy(order: OrderKeys, options: { avoidIndex?: boolean } = {}
  * (renderedOnce) and kept: a handful of shapes serve nearly every request. Bounded, as sortby is the client's.
  */
 const shapes = new BoundedMap<string, unknown>(500);
-function remembered<T>(key: string, make: () => T): T {
+function shapeOf<T>(key: string, make: () => T): T {
   return shapes.getOrMake(key, make) as T;
 }
 
@@ -170,11 +170,11 @@ const DESCENDING_INDEX = new Set(["event_timestamp"]);
  * Rows strictly after (or, `before`, strictly before) `values` in the order of `keys` (nulls last), from key `i` on:
  * lexicographic, a key's tie passing the decision to the next key.
  */
-function beyond(keys: SortKey[], values: unknown[], before: boolean, i = 0): SQL | undefined {
+function pastKeys(keys: SortKey[], values: unknown[], before: boolean, i = 0): SQL | undefined {
   if (i >= keys.length) return undefined;
   const k = keys[i]!;
   const v = values[i];
-  const rest = beyond(keys, values, before, i + 1);
+  const rest = pastKeys(keys, values, before, i + 1);
   if (v === null) {
     // Nulls are last: after a null only nulls (tied, decided by the rest) come; before it, every non-null.
     const tied = rest ? and(sql`${k.column} is null`, rest) : undefined;
@@ -190,10 +190,10 @@ function beyond(keys: SortKey[], values: unknown[], before: boolean, i = 0): SQL
 
 /**
  * A keyset page's ORDER BY lists (reading forward or `backward`) and its first key's null tests: the same for every
- * page of a sort, so rendered once (remembered).
+ * page of a sort, so rendered once (shapeOf).
  */
 function segmentOrders(order: OrderKeys, backward: boolean, avoidIndex: boolean) {
-  return remembered(`keyset\u0000${order.signature}\u0000${backward}\u0000${avoidIndex}`, () => {
+  return shapeOf(`keyset\u0000${order.signature}\u0000${backward}\u0000${avoidIndex}`, () => {
     const [first, ...others] = order.keys as [SortKey, ...SortKey[]];
     const dir = (k: SortKey) => (k.descending !== backward ? sql`desc` : sql`asc`);
     const nulls = backward ? sql`nulls first` : sql`nulls last`;
@@ -234,7 +234,7 @@ export function keysetSegments(
   const backward = options.backward ?? cursor?.direction === "prev";
   const [first] = keys as [SortKey, ...SortKey[]];
   const { nonNullOrder, restOrder, isNull, isNotNull } = segmentOrders(order, backward, !!options.avoidIndex);
-  const position = cursor ? beyond(keys, cursor.values, backward) : undefined;
+  const position = cursor ? pastKeys(keys, cursor.values, backward) : undefined;
   const v0 = cursor?.values[0];
   // The seek: a plain bound on the first key, which the index can start from (the exact condition is `position`).
   const seek =
