@@ -5,6 +5,7 @@ import { type Db, getDb, queryRows } from "../../db/client.js";
 import { CHAIN_DEFINITIONS } from "../chains/registry.js";
 import { baseUrl } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
+import { canonicalPath } from "../v0/paths.js";
 import { VERSION } from "../version.js";
 
 /*
@@ -90,8 +91,7 @@ function resourceOf(request: Request): string {
   const url = requestUrl(request);
   // A uid is in the path as sent, and in the query too where the router passes a file route's [uid] segment there.
   const lowerUids = (text: string) => text.replace(UID_IN_URL, (uid) => uid.toLowerCase());
-  const path = url.pathname.replace(/^\/api\/v0\/location-records(?=\/|$)/, "/api/v0/location-proofs");
-  return lowerUids(path) + lowerUids(url.search);
+  return lowerUids(canonicalPath(url.pathname)) + lowerUids(url.search);
 }
 
 const UID_IN_URL = /(?<=[/=])0x[0-9a-f]{64}(?=[/&]|$)/gi;

@@ -14,6 +14,14 @@ export const RECORDS_PATH = "/api/v0/location-records";
  * out, so nothing of the request's own path text reaches a link.
  */
 export function listPathOf(request: Request): string {
-  const path = requestUrl(request).pathname.toLowerCase();
-  return path === RECORDS_PATH || path.startsWith(`${RECORDS_PATH}/`) ? RECORDS_PATH : LIST_PATH;
+  return underAlias(requestUrl(request).pathname.toLowerCase()) ? RECORDS_PATH : LIST_PATH;
 }
+
+const underAlias = (path: string) => path === RECORDS_PATH || path.startsWith(`${RECORDS_PATH}/`);
+
+/**
+ * The resource a path names: an alias's path read as its twin's (the same answers, so the same validators:
+ * lib/data-version/version.ts), any other path as it is.
+ */
+export const canonicalPath = (path: string): string =>
+  underAlias(path) ? `${LIST_PATH}${path.slice(RECORDS_PATH.length)}` : path;
