@@ -282,31 +282,35 @@ export async function tableTag(databaseUrl: string, table: string): Promise<unkn
   return row?.tag;
 }
 
+type RequestInit = { method?: string; headers?: Record<string, string>; body?: string };
+
 /**
- * Sends one request over `agent` (a kept-alive connection, as a client holds one) and reads the whole body; rejects
- * unless 200.
+ * Sends one request over `agent` (a kept-alive connection, as a client holds one) and reads the whole body, whatever
+ * the status.
  */
-export function requestOk(
+export function send(
   url: string,
   agent: http.Agent,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Buffer> {
+  init: RequestInit = {},
+): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
     http
       .request(url, { method: init.method ?? "GET", agent, headers: init.headers ?? {} }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
         res.on("error", reject);
-        res.on("end", () => {
-          const body = Buffer.concat(chunks);
-          if (res.statusCode !== 200)
-            reject(new Error(`${url}: HTTP ${res.statusCode} ${body.toString("utf8", 0, 300)}`));
-          else resolve(body);
-        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
       })
       .on("error", reject)
       .end(init.body);
   });
+}
+
+/** send, rejecting unless 200. */
+export async function requestOk(url: string, agent: http.Agent, init: RequestInit = {}): Promise<Buffer> {
+  const { status, body } = await send(url, agent, init);
+  if (status !== 200) throw new Error(`${url}: HTTP ${status} ${body.toString("utf8", 0, 300)}`);
+  return body;
 }
 
 /** GET `url` over `agent`, the whole body read; rejects unless 200. */

@@ -41,7 +41,6 @@
  * requests for memory: 3), --drop (drop the database after the run).
  */
 import http from "node:http";
-import { createServer } from "node:net";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
@@ -49,6 +48,7 @@ import { parse } from "graphql/index.mjs";
 import { connect, MAINTENANCE_BUDGETS, queryRows } from "../db/client.js";
 import { GEOMETRY_BYTES, JSON_BYTES, TEXT_CHARS } from "../lib/bounds/limits.js";
 import { loadConfig } from "../lib/config.js";
+import { freePort } from "../lib/devnet/index.js";
 import { limitErrors } from "../lib/graphql/limits.js";
 import { camelCase } from "../lib/graphql/proof-type.js";
 import { syntheticAddress } from "../lib/local/synthetic-proofs.js";
@@ -67,6 +67,7 @@ import {
   postgresVersion,
   ROOT,
   requireNode24,
+  send,
   servedEnv,
 } from "./common.js";
 import { f1, lpad, pad, percentile } from "./figures.js";
@@ -416,30 +417,16 @@ const controlAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 type Answer = { ms: number; status: number; bytes: number };
 
 /** One request over the kept-alive connection, its whole body read; any status. */
-function send(base: string, v: Variant): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = http.request(
-      `${base}${v.path}`,
-      {
-        method: v.body ? "POST" : "GET",
-        agent,
-        headers: v.body
-          ? { "content-type": "application/json", accept: "application/graphql-response+json" }
-          : {},
-      },
-      (res) => {
-        let bytes = 0;
-        res.on("data", (c: Buffer) => {
-          bytes += c.length;
-        });
-        res.on("error", reject);
-        res.on("end", () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, bytes }));
-      },
-    );
-    req.on("error", reject);
-    req.end(v.body);
+async function request(base: string, v: Variant): Promise<Answer> {
+  const started = performance.now();
+  const { status, body } = await send(`${base}${v.path}`, agent, {
+    method: v.body ? "POST" : "GET",
+    headers: v.body
+      ? { "content-type": "application/json", accept: "application/graphql-response+json" }
+      : {},
+    ...(v.body ? { body: v.body } : {}),
   });
+  return { ms: performance.now() - started, status, bytes: body.length };
 }
 
 function control(port: number, what: "start" | "stop"): Promise<{ rssKb: number; heapBytes: number }> {
@@ -457,17 +444,6 @@ function control(port: number, what: "start" | "stop"): Promise<{ rssKb: number;
       .on("error", reject);
   });
 }
-
-/** A port free right now, for the memory server's control port. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      s.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 
 type Result = {
   kind: Kind;
@@ -495,7 +471,7 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
   let bytes = 0;
   for (let i = 0; i < ARGS.iterations; i++) {
     const v = kind.variants[i % kind.variants.length]!;
-    const a = await send(base, v);
+    const a = await request(base, v);
     times.push(a.ms);
     seen(v, a);
     bytes = Math.max(bytes, a.bytes);
@@ -508,7 +484,7 @@ async function measureKind(base: string, port: number, kind: Kind): Promise<Resu
   for (let i = 0; i < count; i++) {
     const v = kind.variants[i % kind.variants.length]!;
     await control(port, "start");
-    const a = await send(base, v);
+    const a = await request(base, v);
     const m = await control(port, "stop");
     seen(v, a);
     bytes = Math.max(bytes, a.bytes);
@@ -553,7 +529,7 @@ async function main() {
       `\nbench:hostile: ${ARGS.rows.toLocaleString("en")} synthetic proofs + ${HUGE} huge and ${AT_BOUND} at-bound ones, PostgreSQL ${await postgresVersion()}, server: built functions on Node ${server.version}; ${ARGS.iterations} timed requests per kind, every variant ${ARGS["memory-repeats"]} times for memory, one at a time; budget ${BUDGET_MS} ms; load average ${load0.map((l) => l.toFixed(2)).join(" ")}`,
     );
     // Every variant once, so that no kind is timed on code the JIT has not seen yet.
-    for (const kind of list) for (const v of kind.variants) await send(base, v);
+    for (const kind of list) for (const v of kind.variants) await request(base, v);
 
     console.log(
       `\n${pad("kind", 28)} ${lpad("variants", 8)} ${lpad("p50 ms", 8)} ${lpad("p99 ms", 8)} ${lpad("worst", 8)} ${lpad("p99/budget", 10)} ${lpad("RSS +MB", 8)} ${lpad("heap +MB", 9)} ${lpad("peak/64", 8)} ${lpad("max bytes", 10)}  statuses`,
