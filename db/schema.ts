@@ -133,9 +133,11 @@ const proofAttestation = attestationColumns();
 const proofDecoded = decodedColumns();
 
 /**
- * One row per location-proof attestation. Geometry lives in plain columns (no PostGIS: PGlite lacks it):
- * the decoded GeoJSON, a representative point and the geometry's bounds (west > east across the antimeridian), which
- * a GiST index over a `box` expression (boundsBox) serves for bbox filters on PGlite, PostgreSQL and Neon alike.
+ * One row per location-proof attestation. Geometry lives in plain columns: the decoded GeoJSON, a representative
+ * point and the geometry's bounds (west > east across the antimeridian), which a GiST index over a `box` expression
+ * (boundsBox) serves for bbox filters on PGlite, PostgreSQL and Neon alike, faster than PostGIS for those. The exact
+ * shape for CQL2's spatial functions is the PostGIS column `shape`, generated from `geometry` by migration 0006 and
+ * not declared here (docs/development.md says why).
  */
 export const locationProofs = pgTable(
   "location_proofs",
