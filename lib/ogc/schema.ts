@@ -77,8 +77,13 @@ export function collectionJsonSchema<B extends { title: string; description: str
   };
 }
 
-/** GET /collections/{id}/schema */
-export function schemaDocument(href: (path: string) => string, collection: Collection) {
+/**
+ * The body of a collection's schema: everything but its links, which follow the request's origin. It is a function
+ * of the catalogue and the collection alone, so it is made once per collection rather than on every request.
+ */
+const schemaBodies = new Map<string, ReturnType<typeof schemaBody>>();
+
+function schemaBody(collection: Collection) {
   const properties: Record<string, unknown> = {
     uid: {
       title: "uid",
@@ -99,7 +104,7 @@ export function schemaDocument(href: (path: string) => string, collection: Colle
     readOnly: true,
   };
   properties.truncated = { title: "truncated", ...TRUNCATED_SCHEMA, readOnly: true };
-  return collectionJsonSchema(href, collection, PATHS.schema(collection.id), "This schema", {
+  return {
     title: `Schema of ${collection.id}`,
     description: `The features of ${collection.id}: the uid (the feature id), the geometry and every property, with their roles (OGC API - Features Part 5).`,
     required: [
@@ -108,7 +113,14 @@ export function schemaDocument(href: (path: string) => string, collection: Colle
       ...OGC_PROPERTIES.filter((q) => q.name !== "uid").map((q) => q.name),
     ],
     properties,
-  });
+  };
+}
+
+/** GET /collections/{id}/schema */
+export function schemaDocument(href: (path: string) => string, collection: Collection) {
+  let body = schemaBodies.get(collection.id);
+  if (!body) schemaBodies.set(collection.id, (body = schemaBody(collection)));
+  return collectionJsonSchema(href, collection, PATHS.schema(collection.id), "This schema", body);
 }
 
 /** GET /collections/{id}/sortables: what sortby may name (lib/ogc/sortby.ts reads the same list). */
