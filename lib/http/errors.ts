@@ -34,6 +34,7 @@ export type ErrorCode =
   | "AttestationInFuture"
   | "AttestationExpired"
   | "UndecodableData"
+  | "UnverifiableAstralAttestation"
   | "UidConflict"
   | "PublishingDisabled"
   | "AttesterNotAllowed";

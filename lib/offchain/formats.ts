@@ -209,6 +209,26 @@ function readAddress(raw: string, parameter: string): Address {
 }
 
 /**
+ * The Astral SDK's `OffchainLocationAttestation` (its `src/core/types.ts`, made by `OffchainSigner`): the location
+ * fields, `uid`, `signature` as a JSON string of { v, r, s }, `signer` and an SDK `version` such as
+ * "astral-sdk-v0.1.0". It cannot be verified, and is answered with a code of its own that says why: the SDK signs
+ * with the EAS SDK's offchain version 2, whose message carries a random 32-byte salt that the SDK then drops, and it
+ * does not keep the chain id or the schema uid either. Without the salt neither the uid nor the signature can be
+ * recomputed, so no field of it can be trusted. The object the EAS SDK returned to it is publishable as it is.
+ */
+function refuseAstral(o: Record<string, unknown>): void {
+  const astral =
+    typeof o.signature === "string" && "location" in o && "srs" in o && !("message" in o) && !("domain" in o);
+  if (!astral) return;
+  throw new ApiError(
+    422,
+    "UnverifiableAstralAttestation",
+    `body: an Astral SDK OffchainLocationAttestation cannot be verified: it does not carry the signed message's salt, chain id or schema uid. The EAS SDK signed it as offchain version 2, whose message holds a random salt that the Astral SDK drops, so neither its uid nor its signature can be recomputed. Publish what the EAS SDK's signOffchainAttestation returned (or its { sig, signer } package) instead.`,
+    { parameter: "body" },
+  );
+}
+
+/**
  * Reads a publication body (parsed JSON, or the text of a text/plain body) in any of the accepted shapes; a 400
  * naming the field otherwise.
  */
@@ -227,6 +247,7 @@ export function readPublication(body: unknown): SignedOffchain {
   }
   if (typeof o.attestation === "string") return readZipped(o.attestation, "body.attestation");
   if (typeof o.url === "string") return readZipped(o.url, "body.url");
+  refuseAstral(o);
   return readSigned(o, "body");
 }
 

@@ -119,7 +119,10 @@ function schemaBody(collection: Collection) {
 /** GET /collections/{id}/schema */
 export function schemaDocument(href: (path: string) => string, collection: Collection) {
   let body = schemaBodies.get(collection.id);
-  if (!body) schemaBodies.set(collection.id, (body = schemaBody(collection)));
+  if (!body) {
+    body = schemaBody(collection);
+    schemaBodies.set(collection.id, body);
+  }
   return collectionJsonSchema(href, collection, PATHS.schema(collection.id), "This schema", body);
 }
 

@@ -64,6 +64,7 @@ const ERROR_CODES: Record<ErrorCode, true> = {
   AttestationInFuture: true,
   AttestationExpired: true,
   UndecodableData: true,
+  UnverifiableAstralAttestation: true,
   UidConflict: true,
   PublishingDisabled: true,
   AttesterNotAllowed: true,

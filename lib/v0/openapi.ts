@@ -182,7 +182,7 @@ function publishOperation() {
         message: "Send application/json (or text/plain for a zipped package)",
       }),
       "422": error(
-        "Refused: InvalidSignature, UidMismatch, UnknownNetwork, UnknownSchema, AttestationInFuture, AttestationExpired or UndecodableData",
+        "Refused: InvalidSignature, UidMismatch, UnknownNetwork, UnknownSchema, AttestationInFuture, AttestationExpired, UndecodableData or UnverifiableAstralAttestation (the Astral SDK's off-chain attestation, which cannot be verified)",
         refusal("InvalidSignature", "The signature was not made by the signer over this attestation"),
       ),
       ...ERRORS,

@@ -388,6 +388,52 @@ describe("tampered and unacceptable publications, each refused with its own code
     await refused({ ...s, message: { ...s.message, time: "soon" } }, 400, "InvalidRequestBody");
   });
 
+  it("the Astral SDK's OffchainLocationAttestation: 422 saying why it cannot be verified", async () => {
+    // The shape as the Astral SDK's OffchainSigner makes it (DecentralizedGeo/astral-sdk at 2daf1b5,
+    // src/eas/OffchainSigner.ts and src/core/types.ts): the EAS SDK signs version 2 over the v0.1 fields, and the
+    // SDK keeps the unsigned fields, the uid, the signature as a JSON string, the signer and its own version.
+    const eventTimestamp = Number(now() - 60n);
+    const point = JSON.stringify({ type: "Point", coordinates: [20, 20] });
+    const unsigned = {
+      eventTimestamp,
+      srs: "EPSG:4326",
+      locationType: "geojson-point",
+      location: point,
+      recipeType: [],
+      recipePayload: [],
+      mediaType: [],
+      mediaData: [],
+      memo: "astral",
+    };
+    const s = await sign({
+      schema: SCHEMAS.v01,
+      data: encodeLocationProof({
+        locationType: "geojson-point",
+        location: point,
+        eventTimestamp: BigInt(eventTimestamp),
+        memo: "astral",
+      }),
+      time: BigInt(eventTimestamp),
+    });
+    const astral = {
+      ...unsigned,
+      uid: s.uid,
+      signature: JSON.stringify(s.signature),
+      signer: signer.address,
+      version: "astral-sdk-v0.1.0",
+    };
+    const res = await refused(astral, 422, "UnverifiableAstralAttestation");
+    expect(res.body.message).toMatch(/salt/);
+    // Why: the uid is a function of the salt the shape dropped; any other salt gives another uid.
+    const salt = (s.message as { salt: Hex }).salt;
+    expect(offchainUid(readPublication(JSON.parse(jsonOf(s)))).toLowerCase()).toBe(s.uid.toLowerCase());
+    const other = readPublication(JSON.parse(jsonOf({ ...s, message: { ...s.message, salt: zeroHash } })));
+    expect(salt).not.toBe(zeroHash);
+    expect(offchainUid(other).toLowerCase()).not.toBe(s.uid.toLowerCase());
+    // The object the EAS SDK returned to it is publishable as it is.
+    expect((await post(jsonOf(s))).status).toBe(201);
+  });
+
   it("the same message signed by another attester: its uid is held (409)", async () => {
     const s = await good();
     expect((await post(jsonOf(s))).status).toBe(201);
