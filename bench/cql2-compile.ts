@@ -26,6 +26,22 @@ function largest(): [string, FilterLang, string][] {
       `(block_number >= ${i} AND T_DURING(event_timestamp, INTERVAL('2025-01-01', '..')) OR CASEI(memo) LIKE 'x${i}%')`,
   ).join(" AND ");
   const deep = `${"NOT (".repeat(CQL_LIMITS.depth / 2)}chain = 'base'${")".repeat(CQL_LIMITS.depth / 2)}`;
+  // The most predicates the length allows: the shortest comparison there is, ORed, each a bound parameter.
+  const shortest: string[] = [];
+  for (let i = 0, length = -4; ; i++) {
+    const p = `srs='${i % 10}'`;
+    if (length + 4 + p.length > CQL_LIMITS.length) break;
+    shortest.push(p);
+    length += 4 + p.length;
+  }
+  const most = shortest.join(" OR ");
+  const jsonOr = (n: number) =>
+    JSON.stringify({
+      op: "or",
+      args: Array.from({ length: n }, (_, i) => ({ op: "=", args: [{ property: "srs" }, `${i % 10}`] })),
+    });
+  let jsonCount = 2;
+  while (jsonOr(jsonCount + 1).length <= CQL_LIMITS.length) jsonCount++;
   const jsonIn = JSON.stringify({
     op: "in",
     args: [{ property: "chain" }, Array.from({ length: CQL_LIMITS.listItems }, (_, i) => `c${i}`)],
@@ -36,6 +52,8 @@ function largest(): [string, FilterLang, string][] {
     ["polygon of 600 vertices (text)", "cql2-text", manyVertices],
     ["180 predicates (text)", "cql2-text", predicates],
     ["32 levels (text)", "cql2-text", deep],
+    [`${shortest.length} predicates, the most that fit (text)`, "cql2-text", most],
+    [`${jsonCount} predicates, the most that fit (JSON)`, "cql2-json", jsonOr(jsonCount)],
   ];
   return out.filter(([, , f]) => f.length <= CQL_LIMITS.length);
 }

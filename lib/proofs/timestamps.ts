@@ -24,7 +24,7 @@ export const inTimestampRange = (d: Date): boolean =>
  * derives from the last accepted ones (the day after 9999-12-31, the midnight after an instant on it) are
  * 10000-01-01, which timestamptz and date take as written plain.
  */
-const postgresIso = (d: Date): string => d.toISOString().replace(/^\+0*/, "");
+export const postgresIso = (d: Date): string => d.toISOString().replace(/^\+0*/, "");
 
 /** An instant as a bound timestamptz parameter (postgresIso). */
 export const sqlTimestamp = (d: Date): SQL => sql`${postgresIso(d)}::timestamptz`;

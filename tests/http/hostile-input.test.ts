@@ -612,11 +612,13 @@ function focused(list: Endpoint[]): fc.Arbitrary<Built> {
       const path = endpoint.path.replace(/\[[^\]]+\]/g, `0x${"0".repeat(63)}1`);
       const encoded =
         mode === "wtf8" ? wtf8(value) : encodeURIComponent(value.replace(/[\uD800-\uDFFF]/g, "?"));
+      // A filter written as JSON goes with filter-lang=cql2-json, so it reaches the JSON parser and the compiler.
+      const json = key === "filter" && /^\s*[[{]/.test(value);
       return {
         method: "GET",
-        url: `${TEST_BASE}${path}?${encodeURIComponent(key)}=${encoded}`,
+        url: `${TEST_BASE}${path}?${encodeURIComponent(key)}=${encoded}${json ? "&filter-lang=cql2-json" : ""}`,
         init: { method: "GET" },
-        sent: new Set([key]),
+        sent: new Set(json ? [key, "filter-lang"] : [key]),
         endpoint,
       };
     });

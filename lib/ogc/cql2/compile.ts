@@ -1,6 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
 import { rfc3339 } from "../../params/grammar.js";
-import { sqlTimestamp } from "../../proofs/timestamps.js";
+import { postgresIso } from "../../proofs/timestamps.js";
 import type {
   ArrayLit,
   ArrayOperand,
@@ -15,8 +15,9 @@ import type {
   TemporalOp,
 } from "./ast.js";
 import type { Catalogue, Queryable, QueryableType } from "./catalogue.js";
+import { type Fragment, join, raw, sql, toSql } from "./fragment.js";
 import { CQL_LIMITS } from "./literals.js";
-import { CqlError, placeOf } from "./where.js";
+import { CqlError, describePlace, type Places, placesOf } from "./where.js";
 
 /**
  * One compiler for both encodings over any catalogue: the tree (ast.ts) to SQL for the shared WHERE builder. Every
@@ -26,12 +27,11 @@ import { CqlError, placeOf } from "./where.js";
  * `true` outright where a null operand makes it unknown (see `unknownIfNull`).
  */
 export function compileCql2(expr: Expr, catalogue: Catalogue): SQL {
-  return new Compiler(catalogue).expr(expr);
+  return toSql(new Compiler(catalogue, placesOf(expr)).expr(expr));
 }
 
-const fail = (reason: string, node?: unknown): never => {
-  throw new CqlError(reason, placeOf(node));
-};
+/** SQL being built: the compiler's own fragments, and the catalogue's drizzle SQL spliced into them. */
+type F = Fragment | SQL;
 
 /** A value's type in a comparison: a property's, a literal's, or a derived one. */
 type ValueType = QueryableType | "date" | "numeric";
@@ -63,26 +63,39 @@ const ARITH_BOUND = "1e100";
 const INT8_MAX = 9223372036854775807n;
 
 /** `value` (true or false) where `x` is known, unknown where `x` is null. */
-const unknownIfNull = (x: SQL, value: boolean): SQL =>
+const unknownIfNull = (x: F, value: boolean): F =>
   sql`(case when ${x} is null then null else ${value ? sql`true` : sql`false`} end)`;
 
+/** An instant as a bound timestamptz parameter (lib/proofs/timestamps.ts's sqlTimestamp, as a fragment). */
+const timestamp = (d: Date): F => sql`${postgresIso(d)}::timestamptz`;
+
 /** The day's last microsecond: a DATE as an interval is [start, next − 1 µs], the finest time PostgreSQL keeps. */
-const dayEnd = (d: DateLit): SQL => sql`(${sqlTimestamp(d.next)} - interval '1 microsecond')`;
+const dayEnd = (d: DateLit): F => sql`(${timestamp(d.next)} - interval '1 microsecond')`;
 
 /** Removes accents: canonical decomposition, then no combining marks (U+0300–U+036F), as in JavaScript. */
-export const accentFold = (x: SQL): SQL =>
-  sql`regexp_replace(normalize(${x}, NFD), '[\u0300-\u036f]', '', 'g')`;
+export const accentFold = (x: F): F => sql`regexp_replace(normalize(${x}, NFD), '[\u0300-\u036f]', '', 'g')`;
 
 class Compiler {
-  constructor(private readonly catalogue: Catalogue) {}
+  constructor(
+    private readonly catalogue: Catalogue,
+    /** where the tree's nodes came from, for the errors */
+    private readonly places?: Places,
+  ) {}
 
-  expr(e: Expr): SQL {
+  private fail(reason: string, node?: unknown): never {
+    throw new CqlError(
+      reason,
+      describePlace(node && typeof node === "object" ? this.places?.get(node) : undefined),
+    );
+  }
+
+  expr(e: Expr): F {
     switch (e.kind) {
       case "and":
       case "or":
-        return sql`(${sql.join(
+        return sql`(${join(
           e.args.map((a) => sql`(${this.expr(a)})`),
-          e.kind === "and" ? sql` and ` : sql` or `,
+          e.kind === "and" ? " and " : " or ",
         )})`;
       case "not":
         return sql`(not (${this.expr(e.arg)}))`;
@@ -100,17 +113,17 @@ class Compiler {
         const type = this.typeOf(e.value);
         // Booleans too: the standard's test annex has `boolean IN (true)`.
         if (type === "strings" || type === "geometry")
-          fail(`IN needs a string, number, boolean or time value; this one is ${type}`, e.value);
+          this.fail(`IN needs a string, number, boolean or time value; this one is ${type}`, e.value);
         for (const item of e.list) {
           if (type === "timestamp" && item.kind === "date")
-            fail("IN lists of a time take TIMESTAMP literals, not DATE", item);
+            this.fail("IN lists of a time take TIMESTAMP literals, not DATE", item);
           this.sameFamily(e.value, item, "IN");
         }
         const value = this.value(e.value, this.typeOf(e.list[0]!));
         const array = this.literalArray(e.list, type);
         if (array) return sql`(${value} = any(${array}))`;
         const items = e.list.map((item) => this.value(item, type));
-        return sql`(${value} in (${sql.join(items, sql`, `)}))`;
+        return sql`(${value} in (${join(items, ", ")}))`;
       }
       case "like":
         return this.like(e.value, e.pattern);
@@ -128,7 +141,7 @@ class Compiler {
    * of a thousand keeps rendering and planning cheap, and `= any(array)` still uses the column's btree. Short
    * lists, and lists with a property or arithmetic in them, stay `in (…)`.
    */
-  private literalArray(list: Scalar[], type: ValueType): SQL | undefined {
+  private literalArray(list: Scalar[], type: ValueType): F | undefined {
     if (list.length < 8) return undefined;
     const values: (string | number)[] = [];
     for (const item of list) {
@@ -157,12 +170,19 @@ class Compiler {
       values.some((v) => typeof v !== "number" || !Number.isInteger(v) || Math.abs(v) > 9e18)
     )
       return undefined;
-    return sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::${sql.raw(cast)})`;
+    return sql`array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)::${raw(cast)})`;
   }
 
+  /** The properties named so far: a filter names a few properties many times. */
+  private readonly queryables = new Map<string, Queryable>();
+
   private lookup(name: string, node: unknown): Queryable {
+    const known = this.queryables.get(name);
+    if (known) return known;
     const q = this.catalogue.property(name);
-    if (!q) return fail(`unknown property '${name}'. Queryables: ${this.catalogue.names().join(", ")}`, node);
+    if (!q)
+      return this.fail(`unknown property '${name}'. Queryables: ${this.catalogue.names().join(", ")}`, node);
+    this.queryables.set(name, q);
     return q;
   }
 
@@ -183,20 +203,21 @@ class Compiler {
       case "casei":
       case "accenti": {
         const t = this.typeOf(s.arg);
-        if (FAMILY[t] !== "string") fail(`${s.kind.toUpperCase()} takes a string; this is ${t}`, s.arg);
+        if (FAMILY[t] !== "string") this.fail(`${s.kind.toUpperCase()} takes a string; this is ${t}`, s.arg);
         return "string";
       }
       case "arith":
         for (const side of [s.left, s.right])
           if (FAMILY[this.typeOf(side)] !== "number")
-            fail(`arithmetic takes numbers; this is ${this.typeOf(side)}`, side);
+            this.fail(`arithmetic takes numbers; this is ${this.typeOf(side)}`, side);
         return "numeric";
     }
   }
 
   private expectFamily(s: Scalar, a: string, b: string, op: string): void {
     const t = this.typeOf(s);
-    if (FAMILY[t] !== a && FAMILY[t] !== b) fail(`${op} needs a ${a} or ${b} value; this one is ${t}`, s);
+    if (FAMILY[t] !== a && FAMILY[t] !== b)
+      this.fail(`${op} needs a ${a} or ${b} value; this one is ${t}`, s);
   }
 
   private sameFamily(left: Scalar, right: Scalar, op: string): void {
@@ -204,7 +225,7 @@ class Compiler {
     // A quoted RFC 3339 string compared with a time reads as that instant (as before TIMESTAMP() was required).
     if (FAMILY[a] === "timestamp" && right.kind === "string") return;
     if (FAMILY[b] === "timestamp" && left.kind === "string") return;
-    if (FAMILY[a] !== FAMILY[b]) fail(`${op}: cannot compare ${a} with ${b}`, right);
+    if (FAMILY[a] !== FAMILY[b]) this.fail(`${op}: cannot compare ${a} with ${b}`, right);
   }
 
   /**
@@ -212,14 +233,14 @@ class Compiler {
    * serves the comparison), a float8 against a double column, numeric in arithmetic; a string lowercased against
    * an address.
    */
-  private value(s: Scalar, against: ValueType): SQL {
+  private value(s: Scalar, against: ValueType): F {
     switch (s.kind) {
       case "property": {
         const q = this.lookup(s.name, s);
         return against === "numeric" ? sql`${q.sql}::numeric` : q.sql;
       }
       case "string":
-        if (against === "timestamp") return sqlTimestamp(this.instantOf(s));
+        if (against === "timestamp") return timestamp(this.instantOf(s));
         return sql`${against === "address" ? s.value.toLowerCase() : s.value}::text`;
       case "number": {
         const text = String(s.value);
@@ -233,9 +254,9 @@ class Compiler {
       case "boolean":
         return sql`${s.value}::boolean`;
       case "timestamp":
-        return sqlTimestamp(s.value);
+        return timestamp(s.value);
       case "date":
-        return sqlTimestamp(s.start);
+        return timestamp(s.start);
       case "casei":
         return sql`lower(${this.value(s.arg, against)})`;
       case "accenti":
@@ -248,7 +269,7 @@ class Compiler {
   private instantOf(s: { value: string }): Date {
     const instant = rfc3339(s.value);
     if (!instant)
-      fail(
+      this.fail(
         "a timestamp string must be a valid RFC 3339 date-time in years 0001-9999, e.g. '2025-01-31T12:00:00Z'",
         s,
       );
@@ -258,13 +279,13 @@ class Compiler {
   /** Arithmetic in numeric: exact, no float overflow; division by zero and values beyond ±1e100 are unknown. */
   private arithmetic = 0;
 
-  private arith(s: Scalar & { kind: "arith" }): SQL {
+  private arith(s: Scalar & { kind: "arith" }): F {
     if (++this.arithmetic > CQL_LIMITS.arithmetic)
-      fail(`a filter may hold at most ${CQL_LIMITS.arithmetic} arithmetic operators`, s);
+      this.fail(`a filter may hold at most ${CQL_LIMITS.arithmetic} arithmetic operators`, s);
     const l = this.value(s.left, "numeric");
     const r = this.value(s.right, "numeric");
-    const bound = sql.raw(ARITH_BOUND);
-    let v: SQL;
+    const bound = raw(ARITH_BOUND);
+    let v: F;
     switch (s.op) {
       case "+":
         v = sql`l + r`;
@@ -294,20 +315,20 @@ class Compiler {
     return sql`(select case when abs(v) <= ${bound} then v end from (select ${v} as v from (select ${l} as l, ${r} as r offset 0) o offset 0) w)`;
   }
 
-  private compare(op: ComparisonOp, left: Scalar, right: Scalar, node: unknown): SQL {
+  private compare(op: ComparisonOp, left: Scalar, right: Scalar, node: unknown): F {
     const [a, b] = [this.typeOf(left), this.typeOf(right)];
     if (a === "date" && b !== "date") return this.compare(FLIP[op], right, left, node);
     this.sameFamily(left, right, op);
     if (FAMILY[a] === "array" || FAMILY[a] === "geometry")
-      fail(`${op} does not compare ${a} values (use the A_ or S_ functions)`, node);
+      this.fail(`${op} does not compare ${a} values (use the A_ or S_ functions)`, node);
     if (a === "boolean" && op !== "=" && op !== "<>")
-      fail("booleans can only be compared with = or <>", node);
+      this.fail("booleans can only be compared with = or <>", node);
     if (b === "date" && a !== "date")
       return this.dateComparison(this.value(left, "timestamp"), op, right as DateLit);
     const l = this.value(left, this.against(b, a));
     const r = this.value(right, this.against(a, b));
-    // sql.raw(op) is safe: op is one of the six comparison operators the parsers accept, never client text.
-    return sql`(${l} ${sql.raw(op)} ${r})`;
+    // raw(op) is safe: op is one of the six comparison operators the parsers accept, never client text.
+    return sql`(${l} ${raw(op)} ${r})`;
   }
 
   /** What the other side's literal is typed to: the side's own type; numeric when arithmetic is involved. */
@@ -319,9 +340,9 @@ class Compiler {
   }
 
   /** A DATE is the whole UTC day [start, next): `= DATE` means "on that day". */
-  private dateComparison(c: SQL, op: ComparisonOp, d: DateLit): SQL {
-    const start = sqlTimestamp(d.start);
-    const next = sqlTimestamp(d.next);
+  private dateComparison(c: F, op: ComparisonOp, d: DateLit): F {
+    const start = timestamp(d.start);
+    const next = timestamp(d.next);
     switch (op) {
       case "=":
         return sql`(${c} >= ${start} and ${c} < ${next})`;
@@ -338,64 +359,68 @@ class Compiler {
     }
   }
 
-  private like(value: Scalar, pattern: Scalar): SQL {
+  private like(value: Scalar, pattern: Scalar): F {
     const t = this.typeOf(value);
-    if (FAMILY[t] !== "string") fail(`LIKE needs a string; this one is ${t}`, value);
-    if (FAMILY[this.typeOf(pattern)] !== "string") fail("LIKE needs a string pattern", pattern);
+    if (FAMILY[t] !== "string") this.fail(`LIKE needs a string; this one is ${t}`, value);
+    if (FAMILY[this.typeOf(pattern)] !== "string") this.fail("LIKE needs a string pattern", pattern);
     let p: Scalar = pattern;
     while (p.kind === "casei" || p.kind === "accenti") p = p.arg;
     if (p.kind === "string" && /(^|[^\\])(\\\\)*\\$/.test(p.value))
       // An odd run of backslashes at the end escapes nothing; PostgreSQL refuses such a pattern.
-      fail("a LIKE pattern must not end with a lone escape character (\\); write \\\\ for a backslash", p);
+      this.fail(
+        "a LIKE pattern must not end with a lone escape character (\\); write \\\\ for a backslash",
+        p,
+      );
     // CQL2's wildcards (% and _) and escape (\) are PostgreSQL's defaults.
     return sql`(${this.value(value, "string")} like ${this.value(pattern, t)})`;
   }
 
-  private anyValue(v: Scalar | Geometry): SQL {
+  private anyValue(v: Scalar | Geometry): F {
     if (v.kind === "property") return this.lookup(v.name, v).sql;
     if ("coordinates" in v || "geometries" in v || v.kind === "bbox") return sql`false`;
     const s = v as Scalar;
     return this.value(s, this.typeOf(s));
   }
 
-  private spatial(op: SpatialOp, [a, b]: [Geometry, Geometry], node: unknown): SQL {
+  private spatial(op: SpatialOp, [a, b]: [Geometry, Geometry], node: unknown): F {
     if (a.kind === "property" && b.kind === "property") {
       const [qa, qb] = [this.lookup(a.name, a), this.lookup(b.name, b)];
       for (const [q, n] of [[qa, a] as const, [qb, b] as const])
-        if (q.type !== "geometry") fail(`'${n.name}' is not a spatial property`, n);
-      if (a.name !== b.name) fail("two different geometry properties cannot be compared here", node);
+        if (q.type !== "geometry") this.fail(`'${n.name}' is not a spatial property`, n);
+      if (a.name !== b.name) this.fail("two different geometry properties cannot be compared here", node);
       // A geometry against itself: it intersects, equals, lies within and contains itself, and nothing else.
       const self = op === "s_intersects" || op === "s_equals" || op === "s_within" || op === "s_contains";
       return unknownIfNull(qa.sql, self);
     }
     if (a.kind !== "property" && b.kind !== "property") {
-      return fail(`${op.toUpperCase()} compares the geometry property with a geometry literal`, node);
+      return this.fail(`${op.toUpperCase()} compares the geometry property with a geometry literal`, node);
     }
     const property = (a.kind === "property" ? a : b) as { kind: "property"; name: string };
     const literal = (a.kind === "property" ? b : a) as Exclude<Geometry, { kind: "property" }>;
     const q = this.lookup(property.name, property);
-    if (q.type !== "geometry") fail(`'${property.name}' is not a spatial property`, property);
+    if (q.type !== "geometry") this.fail(`'${property.name}' is not a spatial property`, property);
     // S_WITHIN(literal, geometry) is S_CONTAINS(geometry, literal); the other predicates are symmetric.
     const effective: SpatialOp =
       a.kind === "property" ? op : op === "s_within" ? "s_contains" : op === "s_contains" ? "s_within" : op;
     const compiled = this.catalogue.spatial(effective, q, literal);
-    if (typeof compiled === "string") fail(compiled, node);
+    if (typeof compiled === "string") this.fail(compiled, node);
     return compiled as SQL;
   }
 
   /** A temporal operand as [start, end] SQL instants; an instant is [t, t], an open end ±infinity (so null stays unknown). */
-  private interval(t: Temporal): [SQL, SQL] {
-    const end = (e: IntervalEnd, side: "start" | "end"): SQL => {
+  private interval(t: Temporal): [F, F] {
+    const end = (e: IntervalEnd, side: "start" | "end"): F => {
       switch (e.kind) {
         case "open":
           return side === "start" ? sql`'-infinity'::timestamptz` : sql`'infinity'::timestamptz`;
         case "timestamp":
-          return sqlTimestamp(e.value);
+          return timestamp(e.value);
         case "date":
-          return side === "start" ? sqlTimestamp(e.start) : dayEnd(e);
+          return side === "start" ? timestamp(e.start) : dayEnd(e);
         case "property": {
           const q = this.lookup(e.name, e);
-          if (q.type !== "timestamp" && q.type !== "date") fail(`'${e.name}' is not a temporal property`, e);
+          if (q.type !== "timestamp" && q.type !== "date")
+            this.fail(`'${e.name}' is not a temporal property`, e);
           // A date property is its whole UTC day, as a DATE literal is (its SQL is the day's first instant).
           return q.type === "date" && side === "end"
             ? sql`(${q.sql} + interval '1 day' - interval '1 microsecond')`
@@ -410,7 +435,7 @@ class Compiler {
       case "timestamp":
         return [end(t, "start"), end(t, "end")];
       case "date":
-        return [sqlTimestamp(t.start), dayEnd(t)];
+        return [timestamp(t.start), dayEnd(t)];
     }
   }
 
@@ -418,13 +443,13 @@ class Compiler {
    * The temporal functions as Allen's relations between [a1, a2] and [b1, b2] (OGC 21-065r2, 7.11). Open ends are
    * ±infinity, so comparing a null instant with them is still unknown, and NOT of it too.
    */
-  private temporal(op: TemporalOp, [a, b]: [Temporal, Temporal], node: unknown): SQL {
+  private temporal(op: TemporalOp, [a, b]: [Temporal, Temporal], node: unknown): F {
     // Two literals are allowed (PostgreSQL folds the constant); a property that is not a time is refused.
     void node;
     const [a1, a2] = this.interval(a);
     const [b1, b2] = this.interval(b);
-    const c = (x: SQL, o: string, y: SQL) => sql`${x} ${sql.raw(o)} ${y}`;
-    const all = (...parts: SQL[]) => sql`(${sql.join(parts, sql` and `)})`;
+    const c = (x: F, o: string, y: F) => sql`${x} ${raw(o)} ${y}`;
+    const all = (...parts: F[]) => sql`(${join(parts, " and ")})`;
     switch (op) {
       case "t_after":
         return all(c(a1, ">", b2));
@@ -460,10 +485,10 @@ class Compiler {
   }
 
   /** An array operand as jsonb: a property of strings, or a literal array of strings. */
-  private arrayValue(x: ArrayOperand): SQL {
+  private arrayValue(x: ArrayOperand): F {
     if (x.kind === "property") {
       const q = this.lookup(x.name, x);
-      if (q.type !== "strings") fail(`'${x.name}' is not an array property`, x);
+      if (q.type !== "strings") this.fail(`'${x.name}' is not an array property`, x);
       return q.sql;
     }
     return sql`${JSON.stringify(this.arrayItems(x))}::jsonb`;
@@ -475,14 +500,17 @@ class Compiler {
       if (item.kind === "string") return item.value;
       if (item.kind === "number" || item.kind === "boolean") return item.value;
       if (item.kind === "timestamp") return item.value.toISOString();
-      return fail("array items are literals (strings, numbers, booleans, timestamps) or arrays", item);
+      return this.fail("array items are literals (strings, numbers, booleans, timestamps) or arrays", item);
     });
   }
 
   /** A_EQUALS (same items, same order), A_CONTAINS, A_CONTAINEDBY and A_OVERLAPS over jsonb arrays. */
-  private array(op: string, [a, b]: [ArrayOperand, ArrayOperand], node: unknown): SQL {
+  private array(op: string, [a, b]: [ArrayOperand, ArrayOperand], node: unknown): F {
     if (a.kind !== "property" && b.kind !== "property")
-      fail(`${op.toUpperCase()} compares an array property with an array or another array property`, node);
+      this.fail(
+        `${op.toUpperCase()} compares an array property with an array or another array property`,
+        node,
+      );
     const [x, y] = [this.arrayValue(a), this.arrayValue(b)];
     switch (op) {
       case "a_equals":

@@ -22,19 +22,21 @@ export class CqlSyntaxError extends CqlError {
 /** Words after which a value starts (so `BETWEEN -1` reads a negative number). */
 const OPERATOR_WORDS = new Set(["and", "or", "not", "between", "in", "like", "is", "div"]);
 
-const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_.:]*/;
+// Sticky: each is tried at `lastIndex`, so the text is never copied from a token onwards.
+const NUMBER = /[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
+const IDENT = /[A-Za-z_][A-Za-z0-9_.:]*/y;
+const SPACE = /\s/y;
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
-    if (/\s/.test(c)) {
+    SPACE.lastIndex = i;
+    if (SPACE.test(text)) {
       i++;
       continue;
     }
-    const rest = text.slice(i);
     if (c === "'") {
       // A string literal; a quote inside is written twice ('O''Brien').
       let value = "";
@@ -73,7 +75,7 @@ export function tokenize(text: string): Token[] {
       i++;
       continue;
     }
-    const two = rest.slice(0, 2);
+    const two = text.slice(i, i + 2);
     if (two === "<>" || two === "<=" || two === ">=") {
       tokens.push({ type: "op", value: two, at: i });
       i += 2;
@@ -93,7 +95,8 @@ export function tokenize(text: string): Token[] {
         previous.type === "number" ||
         previous.type === "string" ||
         (previous.type === "punct" && previous.value === ")"));
-    const number = afterOperand && (c === "+" || c === "-") ? null : NUMBER.exec(rest);
+    NUMBER.lastIndex = i;
+    const number = afterOperand && (c === "+" || c === "-") ? null : NUMBER.exec(text);
     if (number) {
       const value = Number(number[0]);
       if (!Number.isFinite(value)) throw new CqlSyntaxError(`number out of range: ${number[0]}`, i);
@@ -106,7 +109,8 @@ export function tokenize(text: string): Token[] {
       i++;
       continue;
     }
-    const ident = IDENT.exec(rest);
+    IDENT.lastIndex = i;
+    const ident = IDENT.exec(text);
     if (ident) {
       tokens.push({ type: "ident", value: ident[0], quoted: false, at: i });
       i += ident[0].length;

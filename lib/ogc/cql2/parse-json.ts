@@ -15,7 +15,7 @@ import type {
 import { isArrayOp, isSpatialOp, isTemporalOp } from "./ast.js";
 import { filterBboxLit, literalToCrs84 } from "./crs.js";
 import { CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
-import { CqlError, placed } from "./where.js";
+import { CqlError, type Places, withPlaces } from "./where.js";
 
 /**
  * CQL2 JSON (OGC 21-065r2, the cql2.json schema) into the tree that the text parser builds, so one compiler serves
@@ -31,7 +31,8 @@ export function parseCql2Json(text: string, crs?: CrsSystem): Expr {
     // V8's message names the position ("… in JSON at position 12").
     throw new CqlError(`malformed JSON: ${(error as Error).message}`, "character 1");
   }
-  return new JsonParser(crs).expr(json, "", 0);
+  const parser = new JsonParser(crs);
+  return withPlaces(parser.expr(json, "", 0), parser.places);
 }
 
 type J = unknown;
@@ -56,6 +57,7 @@ const GEOJSON_TYPES: Record<string, GeometryLit["kind"]> = {
 
 class JsonParser {
   private vertices = 0;
+  readonly places: Places = new Map();
   /** crs: filter-crs, the literals' system, turned into CRS84 as they are read (crs.ts) */
   constructor(private readonly crs?: CrsSystem) {}
 
@@ -63,7 +65,8 @@ class JsonParser {
     throw new CqlError(reason, placeAt(at));
   }
   private put<T extends object>(node: T, at: string): T {
-    return placed(node, placeAt(at));
+    this.places.set(node, placeAt(at));
+    return node;
   }
   private deeper(depth: number, at: string): number {
     if (depth + 1 > CQL_LIMITS.depth) this.fail(`filter nests deeper than ${CQL_LIMITS.depth} levels`, at);

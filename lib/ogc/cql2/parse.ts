@@ -23,7 +23,7 @@ import {
 import { filterBboxLit, literalToCrs84 } from "./crs.js";
 import { CqlSyntaxError, type Token, tokenize } from "./lexer.js";
 import { CQL_LIMITS, dateLit, geometryError, intervalEndLit, timestampLit } from "./literals.js";
-import { placed } from "./where.js";
+import { type Places, withPlaces } from "./where.js";
 
 export { CQL_LIMITS } from "./literals.js";
 
@@ -71,13 +71,14 @@ export function parseCql2(text: string, crs?: CrsSystem): Expr {
   const parser = new Parser(tokenize(text), crs);
   const expr = parser.orExpr();
   parser.expectEnd();
-  return expr;
+  return withPlaces(expr, parser.places);
 }
 
 class Parser {
   private i = 0;
   private depth = 0;
   private vertices = 0;
+  readonly places: Places = new Map();
   constructor(
     private readonly tokens: Token[],
     /** filter-crs: the literals' system, turned into CRS84 as they are read (crs.ts) */
@@ -88,7 +89,8 @@ class Parser {
     return this.tokens[Math.min(this.i + offset, this.tokens.length - 1)]!;
   }
   private at<T extends object>(node: T, token: Token): T {
-    return placed(node, `character ${token.at + 1}`);
+    this.places.set(node, token.at);
+    return node;
   }
   private isKeyword(word: string, offset = 0): boolean {
     const t = this.peek(offset);

@@ -1,4 +1,5 @@
-import { type SQL, sql } from "drizzle-orm";
+import { type AnyColumn, type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { locationProofs as p } from "../../../db/schema.js";
 import { bboxCondition, type SpatialTarget } from "../../proofs/filter.js";
 import { type PropertyType, proofProperty, QUERYABLE_PROPERTIES } from "../../proofs/properties.js";
@@ -18,19 +19,31 @@ const CQL2_TYPE: Partial<Record<PropertyType, QueryableType>> = {
   strings: "strings",
 };
 
+const DIALECT = new PgDialect();
+
+/**
+ * A column as the SQL text drizzle renders for it (`"location_proofs"."block_number"`), rendered once: a filter
+ * names columns hundreds of times, and text costs nothing to render again, where a column is looked at anew by
+ * every query that holds it.
+ */
+const columnText = (column: AnyColumn): SQL => sql.raw(DIALECT.sqlToQuery(sql`${column}`).sql);
+
 /**
  * The queryables of a proofs collection as a catalogue: the queryable properties of lib/proofs/properties.ts, and
  * `geometry`, which is the representative point (location-proofs) or the decoded shape (location-proof-shapes).
  */
 export function proofCatalogue(target: SpatialTarget): Catalogue {
-  const geometry: Queryable = { sql: sql`${p.minLon}`, type: "geometry" };
+  // Built once: every filter asks for its properties, often for the same one many times.
+  const queryables = new Map<string, Queryable>([
+    [GEOMETRY_QUERYABLE, { sql: columnText(p.minLon), type: "geometry" }],
+  ]);
+  for (const { name } of QUERYABLE_PROPERTIES) {
+    const q = proofProperty(name);
+    const type = q?.queryable ? CQL2_TYPE[q.type] : undefined;
+    if (q?.column && type) queryables.set(name, { sql: columnText(q.column), type });
+  }
   return {
-    property(name) {
-      if (name === GEOMETRY_QUERYABLE) return geometry;
-      const q = proofProperty(name);
-      const type = q?.queryable ? CQL2_TYPE[q.type] : undefined;
-      return q?.column && type ? { sql: sql`${q.column}`, type } : undefined;
-    },
+    property: (name) => queryables.get(name),
     names: () => [GEOMETRY_QUERYABLE, ...QUERYABLE_PROPERTIES.map((x) => x.name)],
     spatial: (op, _q, literal) => spatial(op, literal, target),
   };
