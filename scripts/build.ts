@@ -154,14 +154,20 @@ async function main() {
       ),
   ]);
   const outputs: Metafile["outputs"] = Object.assign({}, ...metafiles.map((m) => m.outputs));
+  const reached = new Map(
+    functions.map((fn) => {
+      const dir = join(OUT, "functions", fn.dir);
+      return [fn, reachedModules(HANDLER, (file) => outputImports(outputs, dir, file))];
+    }),
+  );
 
   const problems: string[] = [];
   for (const fn of functions) {
     const dir = join(OUT, "functions", fn.dir);
-    problems.push(...check(fn, outputs, dir));
+    const { loaded, lazy } = reached.get(fn)!;
+    problems.push(...check(fn, outputs, dir, loaded, lazy));
     // esbuild writes a chunk for every dynamic import it saw, also one in code that tree shaking then dropped: such a
     // chunk is imported by nothing the function can load, so it does not ship.
-    const { loaded, lazy } = reachedModules(HANDLER, (file) => outputImports(outputs, dir, file));
     const own = `${rootPath(dir)}/`;
     for (const output of Object.keys(outputs).filter((o) => o.startsWith(own))) {
       const file = output.slice(own.length);
@@ -183,7 +189,7 @@ async function main() {
 
   for (const fn of functions) {
     const dir = join(OUT, "functions", fn.dir);
-    const { loaded, lazy } = reachedModules(HANDLER, (file) => outputImports(outputs, dir, file));
+    const { loaded, lazy } = reached.get(fn)!;
     const kb = (files: string[]) => files.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0) / 1024;
     const chunks = lazy.length ? ` (+ ${kb(lazy).toFixed(0)} KB loaded by dynamic import)` : "";
     console.log(`  ${fn.route.path.padEnd(52)} ${kb(loaded).toFixed(0).padStart(6)} KB${chunks}`);
@@ -203,14 +209,20 @@ function outputImports(outputs: Metafile["outputs"], dir: string, file: string):
 const rootPath = (file: string) => relative(ROOT, file).split(sep).join("/");
 
 /**
- * What a function may not hold or leave to run-time resolution. Its files are the handler and the chunks the handler
- * reaches: a read function may not reach the sync's packages at all, the publishing function only through a dynamic
- * import (what its POST loads), and every chunk must lie inside the function's own directory.
+ * What a function may not hold or leave to run-time resolution. Its files are the handler and the chunks it loads
+ * (`loaded`) or loads by dynamic import (`lazy`): a read function may not reach the sync's packages at all, the
+ * publishing function only through a dynamic import (what its POST loads), and every chunk must lie inside the
+ * function's own directory.
  */
-function check(fn: OutputFunction, outputs: Metafile["outputs"], dir: string): string[] {
+function check(
+  fn: OutputFunction,
+  outputs: Metafile["outputs"],
+  dir: string,
+  loaded: string[],
+  lazy: string[],
+): string[] {
   if (!outputs[rootPath(join(dir, HANDLER))]) return [`${fn.route.path}: esbuild wrote no ${HANDLER}`];
   const problems: string[] = [];
-  const { loaded, lazy } = reachedModules(HANDLER, (file) => outputImports(outputs, dir, file));
   const syncOnly = fn.access === "restricted" ? [] : SYNC_ONLY;
   for (const [files, banned] of [
     [loaded, [...NEVER, ...syncOnly]],
