@@ -3,8 +3,9 @@
 // (scripts/build.ts), the parity suite and the cold-start benchmark, so all three agree on names and settings.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { getTransformedRoutes, mergeRoutes, type Route } from "@vercel/routing-utils";
+import { build } from "esbuild";
 import { globSync } from "tinyglobby";
 import { type FileRoute, scanApi } from "../lib/local/route-table.js";
 
@@ -33,6 +34,79 @@ export type OutputFunction = {
 };
 
 export const HANDLER = "index.mjs";
+
+/** One import of a function's module: `path` relative to the function's directory, or a package or built-in name. */
+export type ModuleImport = { path: string; kind: string; external?: boolean };
+
+/**
+ * A function's own modules, named relative to its directory: `loaded` are those that importing the handler loads
+ * (the handler and the chunks it imports statically, transitively), `lazy` those that only a dynamic import loads.
+ * `dynamic` names each chunk that a dynamic import loads (the publishing function's verifier, on a POST; a
+ * database driver, on the first query) with the files that import adds to what is loaded.
+ */
+export function reachedModules(
+  handler: string,
+  importsOf: (file: string) => ModuleImport[],
+): { loaded: string[]; lazy: string[]; dynamic: Record<string, string[]> } {
+  const own = (file: string) => importsOf(file).filter((imp) => !imp.external);
+  /** `root` and what it imports statically, transitively, leaving out `known`. */
+  const closure = (root: string, known: Set<string>) => {
+    const found = new Set<string>();
+    const stack = [root];
+    while (stack.length) {
+      const file = stack.pop()!;
+      if (found.has(file) || known.has(file)) continue;
+      found.add(file);
+      for (const imp of own(file)) if (imp.kind !== "dynamic-import") stack.push(imp.path);
+    }
+    return [...found];
+  };
+  const loaded = new Set(closure(handler, new Set()));
+  const dynamic: Record<string, string[]> = {};
+  const lazy = new Set<string>();
+  const pending = [...loaded];
+  while (pending.length) {
+    for (const imp of own(pending.pop()!)) {
+      if (imp.kind !== "dynamic-import" || loaded.has(imp.path) || imp.path in dynamic) continue;
+      dynamic[imp.path] = closure(imp.path, loaded);
+      for (const file of dynamic[imp.path]!) {
+        if (!lazy.has(file)) pending.push(file);
+        lazy.add(file);
+      }
+    }
+  }
+  return { loaded: [...loaded], lazy: [...lazy], dynamic };
+}
+
+/**
+ * reachedModules over a built function directory (what the tests and the cold-start benchmark read; in CI, what the
+ * real `vercel build` wrote): esbuild parses its modules, leaving every package and built-in unresolved, so that
+ * `external` lists what the function leaves to run-time resolution and how it imports it.
+ */
+export async function functionModules(
+  dir: string,
+): Promise<ReturnType<typeof reachedModules> & { external: ModuleImport[] }> {
+  const { metafile } = await build({
+    absWorkingDir: resolve(dir),
+    entryPoints: [HANDLER],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "node",
+    packages: "external",
+    logLevel: "silent",
+  });
+  const imports = (file: string): ModuleImport[] =>
+    (metafile.inputs[file]?.imports ?? []).map(({ path, kind, external }) => ({
+      path,
+      kind,
+      ...(external ? { external } : {}),
+    }));
+  const reached = reachedModules(HANDLER, imports);
+  const external = [...reached.loaded, ...reached.lazy].flatMap((f) => imports(f).filter((i) => i.external));
+  return { ...reached, external };
+}
 
 /**
  * Optional peers that their packages load inside try/catch and that we do not install (pg's native binding, ws's

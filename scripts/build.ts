@@ -3,6 +3,8 @@
 //   functions/<served path>.func/index.mjs   one ESM bundle per api/ file (esbuild, tree-shaken, nothing resolved
 //                                            from node_modules at run time), its .vc-config.json, and the files
 //                                            its `includeFiles` names (only that function's)
+//   functions/<served path>.func/chunks/     the publishing function only: what it loads by dynamic import (the
+//                                            verifier, on a POST) in chunks of its own, and the code both share
 //   static/                                  public/ and nothing else
 //   config.json                              routes and crons from vercel.json (scripts/build-output.ts)
 import { execFileSync } from "node:child_process";
@@ -10,15 +12,17 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFil
 import { builtinModules } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Metafile } from "esbuild";
+import { type BuildOptions, build, type Metafile } from "esbuild";
 import { bundleClientFiles } from "../lib/html/client-build.js";
 import {
   HANDLER,
   includedFiles,
+  type ModuleImport,
   OPTIONAL_PEERS,
   type OutputFunction,
   outputConfig,
   outputFunctions,
+  reachedModules,
   readVercelJson,
   vcConfig,
 } from "./build-output.js";
@@ -85,16 +89,10 @@ async function main() {
     rmSync(join(OUT, part), { recursive: true, force: true });
 
   const clientFiles = await bundleClientFiles();
-  const result = await build({
+  const options = {
     absWorkingDir: ROOT,
-    entryPoints: functions.map((fn) => ({
-      in: fn.route.file,
-      out: `${fn.dir}/${HANDLER.replace(/\.mjs$/, "")}`,
-    })),
-    outdir: join(OUT, "functions"),
     outExtension: { ".js": ".mjs" },
     bundle: true,
-    splitting: false,
     format: "esm",
     platform: "node",
     target: "node20",
@@ -130,13 +128,51 @@ async function main() {
     banner: {
       js: 'import { createRequire as __vcRequire } from "node:module"; const require = __vcRequire(import.meta.url);',
     },
-  });
+  } satisfies BuildOptions;
+  const entry = (fn: OutputFunction) => ({ in: fn.route.file, out: HANDLER.replace(/\.mjs$/, "") });
+  // One build for the single-file functions. The publishing function gets a build of its own with code splitting,
+  // so that what it imports dynamically (the verifier) becomes chunks inside its own directory that its GET never
+  // loads; one build for all would share chunks between functions, and a function may hold only its own files.
+  const single = functions.filter((fn) => !fn.publishes);
+  const metafiles = await Promise.all([
+    build({
+      ...options,
+      entryPoints: single.map((fn) => ({ ...entry(fn), out: `${fn.dir}/${entry(fn).out}` })),
+      outdir: join(OUT, "functions"),
+      splitting: false,
+    }).then((r) => r.metafile),
+    ...functions
+      .filter((fn) => fn.publishes)
+      .map((fn) =>
+        build({
+          ...options,
+          entryPoints: [entry(fn)],
+          outdir: join(OUT, "functions", fn.dir),
+          splitting: true,
+          chunkNames: "chunks/[name]-[hash]",
+        }).then((r) => r.metafile),
+      ),
+  ]);
+  const outputs: Metafile["outputs"] = Object.assign({}, ...metafiles.map((m) => m.outputs));
+  const reached = new Map(
+    functions.map((fn) => {
+      const dir = join(OUT, "functions", fn.dir);
+      return [fn, reachedModules(HANDLER, (file) => outputImports(outputs, dir, file))];
+    }),
+  );
 
   const problems: string[] = [];
   for (const fn of functions) {
     const dir = join(OUT, "functions", fn.dir);
-    const output = relative(ROOT, join(dir, HANDLER)).split(sep).join("/");
-    problems.push(...check(fn, result.metafile, output));
+    const { loaded, lazy } = reached.get(fn)!;
+    problems.push(...check(fn, outputs, dir, loaded, lazy));
+    // esbuild writes a chunk for every dynamic import it saw, also one in code that tree shaking then dropped: such a
+    // chunk is imported by nothing the function can load, so it does not ship.
+    const own = `${rootPath(dir)}/`;
+    for (const output of Object.keys(outputs).filter((o) => o.startsWith(own))) {
+      const file = output.slice(own.length);
+      if (!loaded.includes(file) && !lazy.includes(file)) rmSync(join(ROOT, output));
+    }
     for (const file of includedFiles(ROOT, fn.settings)) {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
       copyFileSync(join(ROOT, file), join(dir, file));
@@ -152,27 +188,60 @@ async function main() {
   writeFileSync(join(OUT, "config.json"), `${JSON.stringify(config, null, 2)}\n`);
 
   for (const fn of functions) {
-    const size = statSync(join(OUT, "functions", fn.dir, HANDLER)).size;
-    console.log(`  ${fn.route.path.padEnd(52)} ${(size / 1024).toFixed(0).padStart(6)} KB`);
+    const dir = join(OUT, "functions", fn.dir);
+    const { loaded, lazy } = reached.get(fn)!;
+    const kb = (files: string[]) => files.reduce((sum, f) => sum + statSync(join(dir, f)).size, 0) / 1024;
+    const chunks = lazy.length ? ` (+ ${kb(lazy).toFixed(0)} KB loaded by dynamic import)` : "";
+    console.log(`  ${fn.route.path.padEnd(52)} ${kb(loaded).toFixed(0).padStart(6)} KB${chunks}`);
   }
   console.log(
     `build: ${functions.length} functions and static/ in ${relative(ROOT, OUT) || OUT} (${Math.round(performance.now() - started)} ms)`,
   );
 }
 
-/** What a bundle may not hold or leave to run-time resolution. */
-function check(fn: OutputFunction, meta: Metafile, output: string): string[] {
-  const out = meta.outputs[output];
-  if (!out) return [`${fn.route.path}: esbuild wrote no ${output}`];
+/** The output files `file` imports, named (as `file` is) relative to the function's directory `dir`. */
+function outputImports(outputs: Metafile["outputs"], dir: string, file: string): ModuleImport[] {
+  return (outputs[rootPath(join(dir, file))]?.imports ?? [])
+    .filter((imp) => !imp.external)
+    .map((imp) => ({ path: relative(dir, join(ROOT, imp.path)).split(sep).join("/"), kind: imp.kind }));
+}
+
+const rootPath = (file: string) => relative(ROOT, file).split(sep).join("/");
+
+/**
+ * What a function may not hold or leave to run-time resolution. Its files are the handler and the chunks it loads
+ * (`loaded`) or loads by dynamic import (`lazy`): a read function may not reach the sync's packages at all, the
+ * publishing function only through a dynamic import (what its POST loads), and every chunk must lie inside the
+ * function's own directory.
+ */
+function check(
+  fn: OutputFunction,
+  outputs: Metafile["outputs"],
+  dir: string,
+  loaded: string[],
+  lazy: string[],
+): string[] {
+  if (!outputs[rootPath(join(dir, HANDLER))]) return [`${fn.route.path}: esbuild wrote no ${HANDLER}`];
   const problems: string[] = [];
-  const inputs = Object.keys(out.inputs);
-  const banned = fn.access === "restricted" || fn.publishes ? NEVER : [...NEVER, ...SYNC_ONLY];
-  for (const bad of banned)
-    if (inputs.some((i) => i.includes(bad))) problems.push(`${fn.route.path} bundles ${bad}`);
-  for (const imp of out.imports) {
-    const builtin = imp.path.startsWith("node:") || builtinModules.includes(imp.path);
-    if (imp.external && !builtin && !OPTIONAL_PEERS.includes(imp.path)) {
-      problems.push(`${fn.route.path} resolves ${imp.path} at run time`);
+  const syncOnly = fn.access === "restricted" ? [] : SYNC_ONLY;
+  for (const [files, banned] of [
+    [loaded, [...NEVER, ...syncOnly]],
+    [lazy, fn.publishes ? NEVER : [...NEVER, ...syncOnly]],
+  ] as const) {
+    for (const file of files) {
+      if (file.startsWith("../")) problems.push(`${fn.route.path} imports ${file}, outside its directory`);
+      const out = outputs[rootPath(join(dir, file))];
+      if (!out) continue;
+      const inputs = Object.keys(out.inputs);
+      for (const bad of banned)
+        if (inputs.some((i) => i.includes(bad)))
+          problems.push(`${fn.route.path} ${files === lazy ? "loads (dynamic import)" : "bundles"} ${bad}`);
+      for (const imp of out.imports) {
+        const builtin = imp.path.startsWith("node:") || builtinModules.includes(imp.path);
+        if (imp.external && !builtin && !OPTIONAL_PEERS.includes(imp.path)) {
+          problems.push(`${fn.route.path} resolves ${imp.path} at run time`);
+        }
+      }
     }
   }
   return problems;

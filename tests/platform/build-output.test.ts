@@ -1,10 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildInto,
+  functionModules,
   HANDLER,
   OPTIONAL_PEERS,
   outputFunctions,
@@ -17,8 +19,8 @@ import { adminQuery, usingPostgres, withDatabase } from "../helpers/test-db.js";
 
 /**
  * What ships (.vercel/output; in CI, what the real `vercel build` wrote): only public/ as static files, one bundled
- * function per api/ file with nothing beside it but what its vercel.json `includeFiles` names, the Node 24 runtime,
- * and vercel.json's crons.
+ * function per api/ file (its entry file, and for the publishing function the chunks it imports) with nothing beside
+ * it but what its vercel.json `includeFiles` names, the Node 24 runtime, and vercel.json's crons.
  */
 let output: ReturnType<typeof builtOutputCopy>;
 beforeAll(() => {
@@ -87,8 +89,11 @@ describe("static files", () => {
 });
 
 describe("functions", () => {
-  it("one per api/ file, named by the path it serves, each a single ESM bundle and its config", () => {
+  it("one per api/ file, named by the path it serves, each its ESM entry file, the chunks it imports, and its config", async () => {
     const routes = apiRoutes().map((r) => r.route);
+    const publishing = outputFunctions(ROOT)
+      .filter((fn) => fn.publishes)
+      .map((fn) => fn.route.path);
     const funcs = walk(join(output.dir, "functions"))
       .filter((f) => f.endsWith("/.vc-config.json"))
       .map((f) => `/${f.replace(/\.func\/\.vc-config\.json$/, "")}`)
@@ -96,9 +101,16 @@ describe("functions", () => {
     expect(funcs).toEqual(routes.map((r) => r.path).sort());
     for (const route of routes) {
       const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
+      const { loaded, lazy, external } = await functionModules(dir);
+      expect(loaded, route.path).toContain(HANDLER);
+      // Chunks lie in the function's own directory, and every file there is one it imports or one it names.
+      const modules = [...loaded, ...lazy].sort();
+      for (const file of modules) expect(file, route.path).toMatch(/^(index|chunks\/[\w.-]+)\.mjs$/);
       const files = walk(dir);
-      const extra = files.filter((f) => f !== HANDLER && f !== ".vc-config.json");
+      const extra = files.filter((f) => !modules.includes(f) && f !== ".vc-config.json");
       expect(extra.sort(), route.path).toEqual(SHIPPED[route.path] ?? []);
+      // Only the publishing function is split (its verifier, loaded by a POST); every other is one bundle.
+      if (!publishing.includes(route.path)) expect(modules, route.path).toEqual([HANDLER]);
       const vc = JSON.parse(readFileSync(join(dir, ".vc-config.json"), "utf8"));
       expect(vc, route.path).toMatchObject({
         runtime: "nodejs24.x",
@@ -106,43 +118,46 @@ describe("functions", () => {
         launcherType: "Nodejs",
         maxDuration: 30,
       });
-      const bundle = readFileSync(join(dir, HANDLER), "utf8");
-      // Bundled: no package left to resolve at run time. Static imports (at the top of the file) are node:
-      // built-ins only; a dynamic import() of a literal name is one of the optional peers, inside try/catch.
-      const head = bundle.slice(0, bundle.search(/(^|;)(var|let|const|function|class)\b/m));
-      const imports = [...head.matchAll(/\bimport\s*(?:[\w*{}\s,$]+from\s*)?["']([^"']+)["']/g)].map(
-        (m) => m[1]!,
-      );
+      // Bundled: no package left to resolve at run time. Static imports are node: built-ins only; a dynamic
+      // import() of a package is one of the optional peers, inside try/catch.
+      const builtin = (s: string) => s.startsWith("node:") || builtinModules.includes(s);
       expect(
-        imports.filter((s) => !s.startsWith("node:")),
-        route.path,
-      ).toEqual([]);
-      const dynamic = [...bundle.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((m) => m[1]!);
-      expect(
-        dynamic.filter((s) => !s.startsWith("node:") && !OPTIONAL_PEERS.includes(s)),
+        external.filter((i) =>
+          i.kind === "dynamic-import"
+            ? !builtin(i.path) && !OPTIONAL_PEERS.includes(i.path)
+            : !builtin(i.path),
+        ),
         route.path,
       ).toEqual([]);
     }
   });
 
-  it("read functions carry no chain client (viem) and no H3 decoder (h3-js), sync functions and publishing do; none carries node-redis", () => {
+  it("read functions carry no chain client (viem) and no H3 decoder (h3-js), sync functions do, and publishing loads them only by dynamic import; none carries node-redis", async () => {
     const publishing = outputFunctions(ROOT).filter((fn) => fn.publishes);
+    const text = (dir: string, files: string[]) =>
+      files.map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+    // viem's errors name its version (`viem@${version}`); code that includes viem includes that template.
+    const VIEM = "viem@${";
+    // h3-js's error messages: locations are decoded at index time, never when read.
+    const H3 = "Cell argument was not valid";
     for (const { route, access: declared } of apiRoutes()) {
-      const access = publishing.some((fn) => fn.route.path === route.path) ? "publishing" : declared;
-      const bundle = readFileSync(
-        join(output.dir, "functions", `${route.path.slice(1)}.func`, HANDLER),
-        "utf8",
-      );
-      // viem's errors name its version (`viem@${version}`); a bundle that includes viem includes that template.
-      if (access === "public") expect(bundle.includes("viem@${"), route.path).toBe(false);
-      // h3-js's error messages: locations are decoded at index time, never when read.
-      if (access === "public") expect(bundle.includes("Cell argument was not valid"), route.path).toBe(false);
+      const publishes = publishing.some((fn) => fn.route.path === route.path);
+      const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
+      const { loaded, lazy } = await functionModules(dir);
+      const atImport = text(dir, loaded);
+      const byDynamicImport = text(dir, lazy);
+      if (declared === "public") {
+        expect(atImport.includes(VIEM), route.path).toBe(false);
+        expect(atImport.includes(H3), route.path).toBe(false);
+        expect(byDynamicImport.includes(VIEM), route.path).toBe(publishes);
+        expect(byDynamicImport.includes(H3), route.path).toBe(publishes);
+      }
       // node-redis (REDIS_URL, local and CI only) is left out of every function: the build stubs it.
-      expect(bundle.includes("ACL_GETUSER"), route.path).toBe(false);
+      expect(`${atImport}${byDynamicImport}`.includes("ACL_GETUSER"), route.path).toBe(false);
     }
     const sync = readFileSync(join(output.dir, "functions/api/cron/sync.func", HANDLER), "utf8");
-    expect(sync.includes("viem@${")).toBe(true);
-    expect(sync.includes("Cell argument was not valid")).toBe(true);
+    expect(sync.includes(VIEM)).toBe(true);
+    expect(sync.includes(H3)).toBe(true);
     // The list's alias also takes off-chain publications (POST): it verifies with viem, loaded only for a POST.
     expect(publishing.map((fn) => fn.route.path)).toEqual(["/api/v0/location-records"]);
   });

@@ -1,7 +1,12 @@
+import { Offchain, OffchainAttestationVersion } from "@ethereum-attestation-service/eas-sdk";
 import { sql } from "drizzle-orm";
+import { Wallet } from "ethers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setDatabase } from "../../db/client.js";
+import { CHAIN_DEFINITIONS } from "../../lib/chains/registry.js";
+import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
 import { loadConfig, setConfig } from "../../lib/config.js";
+import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { createRouter } from "../../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { node24Binary } from "../../scripts/build-output.js";
@@ -76,6 +81,8 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: "0",
     LOG_LEVEL: "silent",
     CHAINS: "sepolia,base",
+    // Off by default on Vercel; open here so that the publishing function's POST runs its verifier.
+    PUBLISH_MODE: "open",
   };
   setConfig(loadConfig(env));
   setDatabase(db);
@@ -368,6 +375,62 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
     } finally {
       await client.close();
     }
+  });
+
+  it("publishing on the built output: a POST loads the verifier's chunks, stores the record, and the router then holds it", async () => {
+    const sepolia = CHAIN_DEFINITIONS.find((c) => c.name === "sepolia")!;
+    const offchain = new Offchain(
+      { address: sepolia.eas, version: "1.3.0", chainId: BigInt(sepolia.chainId) },
+      OffchainAttestationVersion.Version2,
+      undefined as never,
+    );
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const place = JSON.stringify({ type: "Point", coordinates: [13.4, 52.52] });
+    // anvil's first default key (a public test key): the signature is real, recovered by the shipped verifier.
+    const signed = await offchain.signOffchainAttestation(
+      {
+        schema: LOCATION_SCHEMA_UID,
+        recipient: "0x000000000000000000000000000000000000dEaD",
+        time: now,
+        expirationTime: 0n,
+        revocable: true,
+        refUID: `0x${"0".repeat(64)}`,
+        data: encodeLocationProof({
+          locationType: "geojson-point",
+          location: place,
+          eventTimestamp: now - 60n,
+        }),
+      },
+      new Wallet("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"),
+    );
+    const post = (body: unknown): Case => ({
+      method: "POST",
+      path: "/api/v0/location-records",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+    });
+    const send = async (c: Case, to: "shipped" | "local") => {
+      const init = { method: c.method, headers: { ...HEADERS, ...c.headers }, body: c.body };
+      return answer(
+        to === "shipped"
+          ? await fetch(`${server.url}${c.path}`, init)
+          : await local.handle(new Request(`${BASE}${c.path}`, init)),
+      );
+    };
+    const shipped = await send(post(signed), "shipped");
+    expect(shipped.status, shipped.body).toBe(201);
+    expect(JSON.parse(shipped.body)).toMatchObject({ uid: signed.uid.toLowerCase() });
+    const held = await send(post(signed), "local");
+    expect(held.status, held.body).toBe(200);
+    expect(held.body).toBe(shipped.body);
+    // Signed by another key than the one the uid and signature say: both refuse it alike, after recovering it.
+    const refused = [
+      post({ ...signed, signature: { ...signed.signature, r: `0x${"1".repeat(64)}` } }),
+      post({ sig: signed, signer: "0x000000000000000000000000000000000000dEaD" }),
+    ];
+    for (const c of refused) expect((await send(c, "shipped")).status).toBeOneOf([400, 422]);
+    const { differences } = await compareAll(local, server.url, refused);
+    expect(differences).toEqual([]);
   });
 
   it("misconfigured (VERCEL=1 without DATABASE_URL), both answer alike: the data routes refuse, the rest serve", async () => {
