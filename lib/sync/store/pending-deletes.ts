@@ -18,7 +18,7 @@ export type RemovalTarget = { schemaUid?: string; uids?: readonly string[] };
 
 /**
  * The rows a pending delete still matches. A rewind: every row above its block. A removal: the rows it names, up to
- * the block it was queued at; its uid list is read from its own row (`= any` of one array parameter: the uid index,
+ * the block it was queued at; its uid list is read from its own row (a semi-join on the uid index,
  * and no statement parameter per uid).
  */
 function matching(
@@ -27,7 +27,7 @@ function matching(
   if (d.kind === "rewind") return sql`block_number > ${d.aboveBlock}`;
   const parts: SQL[] = [];
   if (d.schemaUid !== null) parts.push(sql`schema_uid = ${d.schemaUid}`);
-  if (d.uids !== null) parts.push(sql`uid = any((select uids from sync_deletes where id = ${d.id}))`);
+  if (d.uids !== null) parts.push(sql`uid in (select unnest(uids) from sync_deletes where id = ${d.id})`);
   if (d.upToBlock !== null) parts.push(sql`block_number <= ${d.upToBlock}`);
   return parts.length ? sql.join(parts, sql` and `) : sql`true`;
 }
