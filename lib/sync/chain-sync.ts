@@ -402,6 +402,7 @@ export function createChainSync(deps: ChainSyncDeps) {
           throw new LeaseLostError("lease lapsed and was taken over by another writer; run stopped");
         return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
       },
+      budgetLeftMs: () => options.timeBudgetMs - (performance.now() - started),
       block: (number) => {
         let b = hashes.get(number);
         if (!b) {

@@ -5,17 +5,23 @@ import { deleteOffRows } from "./store/schema-states.js";
 import type { Stage } from "./stream.js";
 
 /**
- * Runs `step` (one batch, its own transaction) at least once, then again while it has more to do, the run's time
- * budget lasts and the per-run cap (deleteBatchesPerRun) allows. Returns the rows deleted and whether it finished.
+ * Runs `step` (one batch, its own transaction) at least once, then again while it has more to do, the per-run cap
+ * (deleteBatchesPerRun) allows and the run's time budget has room for another batch as slow as the slowest so far
+ * (with a margin): deletes never start a batch that would carry the run past its budget.
+ * Returns the rows deleted and whether it finished.
  */
 async function batches(
-  stage: Pick<Stage, "options" | "outOfBudget">,
+  stage: Pick<Stage, "options" | "outOfBudget" | "budgetLeftMs">,
   step: () => Promise<{ deleted: number; done: boolean }>,
 ): Promise<{ deleted: number; done: boolean }> {
   const most = stage.options.deleteBatchesPerRun ?? Number.POSITIVE_INFINITY;
   let deleted = 0;
-  for (let n = 0; n < most && (n === 0 || !stage.outOfBudget()); n++) {
+  let slowest = 0;
+  const room = () => stage.budgetLeftMs === undefined || stage.budgetLeftMs() > slowest * 1.5;
+  for (let n = 0; n < most && (n === 0 || (!stage.outOfBudget() && room())); n++) {
+    const t = performance.now();
     const b = await step();
+    slowest = Math.max(slowest, performance.now() - t);
     deleted += b.deleted;
     if (b.done) return { deleted, done: true };
   }
@@ -87,7 +93,10 @@ export async function deleteRows(
 
 /** Batches of one queued removal (also what scripts/remove-proofs.ts runs when it does the work itself). */
 export async function removeBatches(
-  stage: Pick<Stage, "db" | "writer" | "options" | "outOfBudget" | "chain" | "schemaOutcome">,
+  stage: Pick<
+    Stage,
+    "db" | "writer" | "options" | "outOfBudget" | "budgetLeftMs" | "chain" | "schemaOutcome"
+  >,
   item: SyncDeleteRow,
 ): Promise<{ deleted: number; done: boolean }> {
   const r = await batches(stage, () =>
