@@ -12,10 +12,14 @@
  *                                                      # never touched: the bench truncates the sync tables)
  *   BENCH_ATTESTATIONS=2000 npm run bench:sync
  *   BENCH_SYNC_PART=quiet npm run bench:sync           # only the quiet networks (bench/sync-quiet.ts)
+ *   BENCH_SYNC_PART=scale npm run bench:sync           # index the attestations once, then only the scale part
+ *   BENCH_SYNC_DELETE_ROWS=100000 npm run bench:sync   # the scale part's synthetic rows (default 500,000)
  *
  * Prints attestations/s and RPC requests per 1,000 attestations (goals: ≤ 15 requests per 1,000; ≥ 800/s at 50 ms),
  * and checks that every location attestation, and nothing else, was indexed. First, the quiet networks
  * (bench/sync-quiet.ts): RPC requests per run per quiet network, and one cron run over every network at +100 ms.
+ * Last, the scale part (bench/sync-deletes.ts): reconciliation's proofs per second and per RPC request, and a denied
+ * schema's rows deleted per run within the time budget, with the worst run's wall time against the budget.
  */
 import { sql } from "drizzle-orm";
 import pg from "pg";
@@ -36,13 +40,15 @@ import {
   registerSchemas,
 } from "../lib/devnet/schemas.js";
 import { createSyncService } from "../lib/sync/service.js";
+import { deletesAndReconciliation } from "./sync-deletes.js";
 import { quietNetworks } from "./sync-quiet.js";
 
 const N = Number(process.env.BENCH_ATTESTATIONS ?? 10_000);
 /** BENCH_SYNC_PART=quiet | throughput runs one part only (default: both) */
 const PART = process.env.BENCH_SYNC_PART ?? "all";
 
-const BENCH_DB = "lpqs_bench_sync";
+/** the database the bench creates and drops on BENCH_DATABASE_URL's server (BENCH_SYNC_DB: another name) */
+const BENCH_DB = process.env.BENCH_SYNC_DB ?? "lpqs_bench_sync";
 const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
 
 /** PGlite, or a database of the bench's own on BENCH_DATABASE_URL's server; `drop` removes it again. */
@@ -74,7 +80,7 @@ async function main() {
   const devnet = await startDevnet({ port: await freePort(), blockTimeSeconds: 0 });
   const { handle, drop } = await openDb();
   try {
-    if (PART !== "throughput") {
+    if (PART === "all" || PART === "quiet") {
       await quietNetworks(handle.db, devnet);
       await handle.db.execute(
         sql`truncate location_proofs, sync_state, sync_blocks, sync_runs, chain_schemas`,
@@ -158,11 +164,15 @@ async function main() {
     );
 
     // The first pass warms up anvil's state cache, the JIT and the database; it is reported but not a result.
-    for (const [label, delayMs] of [
-      ["warm-up", 0],
-      ["result", 0],
-      ["result", 50],
-    ] as const) {
+    const passes: (readonly [string, number])[] =
+      PART === "scale"
+        ? [["index once", 0]]
+        : [
+            ["warm-up", 0],
+            ["result", 0],
+            ["result", 50],
+          ];
+    for (const [label, delayMs] of passes) {
       await handle.db.execute(
         sql`truncate location_proofs, sync_state, sync_blocks, sync_runs, chain_schemas`,
       );
@@ -208,6 +218,7 @@ async function main() {
         ].join(" "),
       );
     }
+    if (PART === "all" || PART === "scale") await deletesAndReconciliation(handle.db, devnet);
   } finally {
     await handle.close();
     await drop();

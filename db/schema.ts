@@ -475,6 +475,42 @@ export const syncRuns = pgTable(
   (t) => [index("sync_runs_chain_idx").on(t.chainId, t.startedAt.desc())],
 );
 
+/**
+ * Deletes that take more than one transaction (lib/sync/deletes.ts), done in batches by the chain's sync runs under
+ * its lease, each batch one statement so the count tables' triggers keep the counts exact after every batch:
+ * - `rewind`: the rows of blocks above `above_block` (a reorg's orphaned blocks), then the revocations made above it
+ *   undone; the chain's cursor is already back at `above_block`, and indexing waits until the rewind is done;
+ * - `removal`: an operator's removal (scripts/remove-proofs.ts) of a chain's rows, or a schema's (`schema_uid`), or
+ *   listed uids (`uids`), of blocks up to `up_to_block` (the cursor when it was queued: later rows stay).
+ * `rows_total` is what matched when queued and `rows_deleted` what went since, so the status shows what remains
+ * without counting; `completed_at` is set by the batch that found nothing more.
+ */
+export const syncDeletes = pgTable(
+  "sync_deletes",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    chainId: integer("chain_id").notNull(),
+    /** rewind | removal */
+    kind: text("kind").notNull(),
+    aboveBlock: bigint("above_block", { mode: "number" }),
+    upToBlock: bigint("up_to_block", { mode: "number" }),
+    schemaUid: text("schema_uid"),
+    uids: text("uids").array(),
+    rowsTotal: bigint("rows_total", { mode: "number" }).notNull().default(0),
+    rowsDeleted: bigint("rows_deleted", { mode: "number" }).notNull().default(0),
+    /** who queued it: the writer of a rewind, `remove-proofs:<pid>` for the script */
+    requestedBy: text("requested_by"),
+    requestedAt: timestamp("requested_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    index("sync_deletes_pending_idx").on(t.chainId, t.id).where(sql`${t.completedAt} is null`),
+    check("sync_deletes_kind_check", sql`${t.kind} in ('rewind', 'removal')`),
+  ],
+);
+
+export type SyncDeleteRow = typeof syncDeletes.$inferSelect;
+
 export type SyncStateRow = typeof syncState.$inferSelect;
 export type SyncRunRow = typeof syncRuns.$inferSelect;
 

@@ -6,7 +6,7 @@ import type { ChainConfig } from "../chains/registry.js";
 import { errorFields, log } from "../log.js";
 import { backfillSchemas, startBackfills } from "./backfill.js";
 import { isDeadline } from "./deadline.js";
-import { deleteRows } from "./deletes.js";
+import { deleteRows, finishRewinds } from "./deletes.js";
 import { applyPolicy, discover, loadSchemas } from "./discovery.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
 import { getTailLogs, type TailLogs } from "./logs.js";
@@ -24,6 +24,7 @@ import {
   releaseLease,
   type Writer,
 } from "./store/lease.js";
+import { pendingDeletes } from "./store/pending-deletes.js";
 import { commitQuiet } from "./store/quiet.js";
 import { rewind } from "./store/rewind.js";
 import { type AbandonedRun, abandonStaleRuns, finishRun, type RunOutcome, startRun } from "./store/runs.js";
@@ -173,6 +174,18 @@ export function createChainSync(deps: ChainSyncDeps) {
             topRead,
           ));
           const stage = stageContext(started, outcome, schemaOutcome);
+          // A rewind's rows go before anything is indexed past its fork (lib/sync/deletes.ts finishRewinds).
+          const pending = await pendingDeletes(db, chain.chainId);
+          if (!(await finishRewinds(stage, pending))) {
+            outcome.status = "partial";
+            outcome.reason = "rewind pending";
+            return;
+          }
+          const removals = pending.filter((d) => d.kind === "removal");
+          const deletes = (schemas: KnownSchemas) =>
+            hasOffSchemas(schemas) || removals.length
+              ? deleteRows(stage, hasOffSchemas(schemas), removals)
+              : true;
           const schemas = await loadSchemas(db, chain.chainId);
           let complete = true;
           // Near the head, the range's logs of both contracts and its last block's hash, asked together with the
@@ -202,7 +215,7 @@ export function createChainSync(deps: ChainSyncDeps) {
             outcome.toBlock = end;
             cursor = schemaCursor = end;
             await deps.afterCommit?.({ cursor, attestations: 0 });
-            complete = hasOffSchemas(schemas) ? await deleteRows(stage) : true;
+            complete = await deletes(schemas);
           } else if (!deps.onlySchemas) {
             const found = await discover(stage, schemas, {
               cursor: schemaCursor,
@@ -221,7 +234,7 @@ export function createChainSync(deps: ChainSyncDeps) {
               rangeSize: leased.rangeSize,
             });
             if (done.cursor >= from) cursor = done.cursor;
-            const deleted = hasOffSchemas(schemas) ? await deleteRows(stage) : true;
+            const deleted = await deletes(schemas);
             complete = found.complete && done.complete && target >= confirmedHead && deleted;
           } else if (!startedBackfills) {
             // Once per engine: the backfill script's later runs continue the backfill rather than restart it.
@@ -389,6 +402,7 @@ export function createChainSync(deps: ChainSyncDeps) {
           throw new LeaseLostError("lease lapsed and was taken over by another writer; run stopped");
         return performance.now() - started > options.timeBudgetMs || (options.shouldStop?.() ?? false);
       },
+      budgetLeftMs: () => options.timeBudgetMs - (performance.now() - started),
       block: (number) => {
         let b = hashes.get(number);
         if (!b) {
@@ -477,8 +491,8 @@ export function createChainSync(deps: ChainSyncDeps) {
       from_cursor: cursor,
       from_schema_cursor: schemaCursor,
       to_block: ancestor,
-      rows_deleted: undone.deleted,
-      revocations_undone: undone.unrevoked,
+      // deleted in batches before the chain is indexed past the fork (lib/sync/deletes.ts finishRewinds)
+      rows_pending: undone.rows,
       schemas_forgotten: undone.schemasForgotten,
     });
     return after;

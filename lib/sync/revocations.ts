@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Hex } from "viem";
 import type { Db } from "../../db/client.js";
-import type { ChainClient } from "../chains/client.js";
+import { type ChainClient, withRpcSignal } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { log } from "../log.js";
 import { describeError, logFailure } from "./chain-sync.js";
+import { isDeadline } from "./deadline.js";
 import { untilKnown } from "./lag.js";
 import type { SyncOptions } from "./options.js";
 import { readAttestations } from "./reads.js";
@@ -25,7 +26,7 @@ export type ReconcileResult = {
   complete: boolean;
   blockNumber: number | null;
   durationMs: number;
-  /** why nothing was done (the chain's lease is held by a sync run) */
+  /** why nothing was done (the chain's lease is held by a sync run), or "deadline": the run stopped at its deadline */
   reason?: string;
   error?: string;
 };
@@ -39,7 +40,9 @@ export const RECONCILE_PAGE = 1_000;
  * this is the on-demand safety net (e.g. after a gap in indexing). A pass pages by uid from its own persisted cursor
  * (sync_state.reconcile_cursor), each page written with the cursor in one transaction under the chain's lease, so
  * calls continue one another: every call checks at least one page, and a pass over N proofs ends within
- * ceil(N / page size) calls (far fewer in practice: pages fit the time budget by the dozen).
+ * ceil(N / page size) calls (far fewer in practice: pages fit the time budget by the dozen). Like a sync run it has a
+ * deadline (SyncOptions.deadlineMs): every RPC request and every page's commit gets the time left, and a call stops
+ * early, as `partial` with reason "deadline", rather than being killed.
  */
 export async function reconcileRevocations(deps: {
   db: Db;
@@ -55,11 +58,15 @@ export async function reconcileRevocations(deps: {
   const started = performance.now();
   const requestsAtStart = deps.requests?.() ?? 0;
   const owner = `reconcile:${randomUUID()}`;
+  // The run's deadline, as a sync run's (lib/sync/deadline.ts): every RPC request carries its signal, every page's
+  // commit gets at most the time left.
+  const deadline = AbortSignal.timeout(options.deadlineMs);
   const writer = {
     chainId: chain.chainId,
     owner,
     leaseMs: options.leaseMs,
     statementTimeoutMs: options.statementTimeoutMs,
+    deadline: Date.now() + options.deadlineMs,
   };
   await ensureState(db, chain);
   const runId = await startRun(db, {
@@ -81,7 +88,7 @@ export async function reconcileRevocations(deps: {
     durationMs: 0,
   };
   let leased = false;
-  try {
+  const work = async () => {
     const state = await acquireLease(db, chain.chainId, owner, options.leaseMs);
     if (!state) {
       result.status = "skipped";
@@ -127,8 +134,15 @@ export async function reconcileRevocations(deps: {
       }
       if (!result.complete) result.status = "partial";
     }
+  };
+  try {
+    await withRpcSignal(deadline, work);
   } catch (error) {
-    result.status = "error";
+    // Stopped at the deadline: the page in flight was abandoned whole (its transaction rolled back or never begun),
+    // and the next call continues from the cursor the last page left.
+    const stopped = isDeadline(error, deadline);
+    result.status = stopped ? "partial" : "error";
+    if (stopped) result.reason = "deadline";
     result.error = describeError(error);
   } finally {
     if (leased)

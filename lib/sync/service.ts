@@ -188,7 +188,15 @@ export function createSyncService(deps: SyncServiceDeps) {
 
   async function status() {
     const rows = await Promise.all(
-      chains.map((c) => chainStatus({ db, chain: c, client: c.enabled ? clientFor(c) : undefined, rules })),
+      chains.map((c) =>
+        chainStatus({
+          db,
+          chain: c,
+          client: c.enabled ? clientFor(c) : undefined,
+          rules,
+          ...(options.reconcilePageSize ? { reconcilePageSize: options.reconcilePageSize } : {}),
+        }),
+      ),
     );
     const paused = rows.filter((r) => r.enabled && r.paused).map((r) => r.chain);
     const problems = rows

@@ -1,9 +1,11 @@
 import type { Db } from "../../db/client.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
+import { RECONCILE_PAGE } from "./revocations.js";
 import { ensureState } from "./store/lease.js";
+import { pendingDeletes } from "./store/pending-deletes.js";
 import { lastRuns } from "./store/runs.js";
-import { offRowsLeft } from "./store/schema-states.js";
+import { offRowsLeft, unrevokedRows } from "./store/schema-states.js";
 import { type HealthRules, heartbeatOverdue, writerHealth, writerState } from "./writer-health.js";
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -37,14 +39,26 @@ export async function chainStatus(deps: {
   chain: ChainConfig;
   client: ChainClient | undefined;
   rules: HealthRules;
+  /** reconciliation's page size, when not the default (SyncOptions.reconcilePageSize) */
+  reconcilePageSize?: number;
 }) {
   const { db, chain } = deps;
-  const [state, runs, live, deletesPending] = await Promise.all([
+  const [state, runs, live, deniedLeft, pending, unrevoked] = await Promise.all([
     ensureState(db, chain),
     lastRuns(db, chain.chainId),
     liveHead(deps.client),
     offRowsLeft(db, chain),
+    pendingDeletes(db, chain.chainId),
+    unrevokedRows(db, chain.name),
   ]);
+  // What a queued delete matched when it was queued, less what has gone since: no count of the proofs here.
+  const rowsLeft = (d: { rowsTotal: number; rowsDeleted: number }) =>
+    Math.max(0, d.rowsTotal - d.rowsDeleted);
+  const rewind = pending.find((d) => d.kind === "rewind");
+  const removals = pending.filter((d) => d.kind === "removal");
+  const pageSize = deps.reconcilePageSize ?? RECONCILE_PAGE;
+  const toCheck =
+    state.reconcileCursor === null ? unrevoked : Math.max(0, unrevoked - state.reconcileChecked);
   const head = live ?? state.headBlock;
   const confirmedHead = head === null ? null : head - chain.confirmations;
   const now = new Date();
@@ -103,8 +117,32 @@ export async function chainStatus(deps: {
         }
       : null,
     last_success_at: iso(runs.lastSuccessAt),
-    // Rows of schemas no longer indexed that later runs still delete, in batches (lib/sync/deletes.ts).
-    deletes_pending: deletesPending,
+    // Rows that later runs still delete, in batches (lib/sync/deletes.ts): the sum over `deletes`.
+    deletes_pending: deniedLeft + pending.reduce((n, d) => n + rowsLeft(d), 0),
+    deletes: {
+      // rows of schemas no longer indexed (SCHEMA_DENY, SCHEMA_ALLOW), from the count tables
+      denied_schemas: { rows_left: deniedLeft },
+      // a reorg's orphaned rows: the chain is not indexed past above_block until they are gone
+      rewind: rewind
+        ? {
+            above_block: rewind.aboveBlock,
+            rows_total: rewind.rowsTotal,
+            rows_left: rowsLeft(rewind),
+            started_at: iso(rewind.requestedAt),
+          }
+        : null,
+      // an operator's removals (scripts/remove-proofs.ts)
+      removals: removals.map((d) => ({
+        id: d.id,
+        schema_uid: d.schemaUid,
+        uids: d.uids?.length ?? null,
+        up_to_block: d.upToBlock,
+        rows_total: d.rowsTotal,
+        rows_left: rowsLeft(d),
+        requested_at: iso(d.requestedAt),
+        requested_by: d.requestedBy,
+      })),
+    },
     // Revocation reconciliation's pass (lib/sync/revocations.ts): where it stands, and when one last completed.
     reconciliation: {
       in_pass: state.reconcileCursor !== null,
@@ -112,6 +150,11 @@ export async function chainStatus(deps: {
       checked_in_pass: state.reconcileChecked,
       pass_started_at: iso(state.reconcilePassStartedAt),
       last_completed_at: iso(state.reconcileCompletedAt),
+      // Non-revoked proofs the pass has yet to read (from the count tables), and the calls that takes at most: each
+      // call checks at least one page.
+      remaining: toCheck,
+      page_size: pageSize,
+      calls_left_at_most: Math.ceil(toCheck / pageSize),
     },
   };
 }

@@ -43,6 +43,8 @@ export type Stage = {
   schemaOutcome: SchemaOutcome;
   /** true when the run must stop at the next commit boundary (budget spent, or asked to stop) */
   outOfBudget(): boolean;
+  /** the time budget's milliseconds left (negative once spent) */
+  budgetLeftMs?(): number;
   /** a block's hash and time, read once per run however many stages ask */
   block(number: number): Promise<{ hash: string; time: Date }>;
   afterCommit?: (progress: { cursor: number; attestations: number }) => void | Promise<void>;

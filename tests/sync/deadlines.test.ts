@@ -84,4 +84,35 @@ describe("a run's deadline", () => {
     expect(next.attestations).toBe(1);
     expect((await state()).rows).toBe(2);
   });
+
+  it("reconciliation: a provider that stops answering ends the call within its deadline, nothing written; the next continues", async () => {
+    const reconcile = () =>
+      syncService(app, {
+        options: { timeBudgetMs: 2_000, deadlineMs: DEADLINE_MS, reconcilePageSize: 1 },
+      }).reconcile(["devnet"]);
+    const progress = async () =>
+      (
+        await queryRows<{ cursor: string | null; checked: number; owner: string | null }>(
+          app.db,
+          sql`select reconcile_cursor as cursor, reconcile_checked::int as checked, lease_owner as owner
+                from sync_state where chain = 'devnet'`,
+        )
+      )[0]!;
+    const before = await progress();
+    proxy.setRate(1); // every request from now on hangs
+    const t = performance.now();
+    const call = (await reconcile()).chains[0]!;
+    const took = performance.now() - t;
+    expect(proxy.faults.timeout).toBeGreaterThan(0);
+    // Without a deadline the call waits for the client's own timeout (15 s) and its retries, then fails.
+    expect(took).toBeLessThan(DEADLINE_MS + 2_000);
+    expect(call).toMatchObject({ status: "partial", reason: "deadline", checked: 0, changed: 0 });
+    // Nothing written, the lease released: the call ended, it was not killed.
+    expect(await progress()).toEqual({ ...before, owner: null });
+
+    proxy.setRate(0);
+    const next = (await reconcile()).chains[0]!;
+    expect(next.status === "ok" || next.status === "partial").toBe(true);
+    expect(next.checked).toBeGreaterThan(0);
+  });
 });

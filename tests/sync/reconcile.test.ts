@@ -4,6 +4,7 @@ import { queryRows } from "../../db/client.js";
 import { attest, revoke } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
+import { RECONCILE_PAGE } from "../../lib/sync/revocations.js";
 import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
@@ -65,7 +66,14 @@ describe("revocation reconciliation continues where it stopped", () => {
       calls.push(r);
       if (i === 0) {
         const status = await app.get("/api/sync/status", { headers: AUTH });
-        expect(reconciliation(status.body)).toMatchObject({ in_pass: true, checked_in_pass: PAGE });
+        expect(reconciliation(status.body)).toMatchObject({
+          in_pass: true,
+          checked_in_pass: PAGE,
+          remaining: PROOFS - PAGE,
+          // The app's status knows its own page size (the default), not this file's smaller one.
+          page_size: RECONCILE_PAGE,
+          calls_left_at_most: Math.ceil((PROOFS - PAGE) / RECONCILE_PAGE),
+        });
       }
       if (r.complete) break;
     }
@@ -77,7 +85,13 @@ describe("revocation reconciliation continues where it stopped", () => {
     expect(row!.revoked).toBe(true);
     expect(row!.revocation_block_number).not.toBeNull();
     const status = await app.get("/api/sync/status", { headers: AUTH });
-    expect(reconciliation(status.body)).toMatchObject({ in_pass: false, checked_in_pass: 0 });
+    // The next pass: every non-revoked proof.
+    expect(reconciliation(status.body)).toMatchObject({
+      in_pass: false,
+      checked_in_pass: 0,
+      remaining: PROOFS - 1,
+      calls_left_at_most: Math.ceil((PROOFS - 1) / RECONCILE_PAGE),
+    });
     expect(reconciliation(status.body).last_completed_at).not.toBeNull();
   });
 

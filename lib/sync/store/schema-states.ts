@@ -84,3 +84,12 @@ export async function offRowsLeft(db: Db, chain: { chainId: number; name: string
   );
   return Number(row?.n ?? 0);
 }
+
+/** The chain's proofs that are not revoked (what a reconciliation pass reads), from the count tables. */
+export async function unrevokedRows(db: Db, chain: string): Promise<number> {
+  const [row] = await queryRows<{ n: string | number | null }>(
+    db,
+    sql`select coalesce(sum(n), 0) as n from proof_counts where chain = ${chain} and revoked = false`,
+  );
+  return Number(row?.n ?? 0);
+}
