@@ -34,18 +34,20 @@ export async function deletesAndReconciliation(db: Db, devnet: Devnet): Promise<
         -- The model row read once: scanned again for every new row, the schema's index would have to step over the
         -- rows this statement already inserted (invisible to it), more of them with every row.
         with p as materialized (select * from location_proofs where schema_uid = ${appendix} limit 1)
+        -- The record built once per row, in a lateral join: \`(f(…)).*\` would call f once for every column.
         select ${COLUMNS} from (
-          select (json_populate_record(null::location_proofs,
-                   (to_jsonb(p) || jsonb_build_object(
-                     'uid', '0xbe' || lpad(to_hex(g), 62, '0'),
-                     'location', json_build_object('type', 'Point', 'coordinates', json_build_array(x, y))::text,
-                     'geometry', json_build_object('type', 'Point', 'coordinates', json_build_array(x, y)),
-                     'longitude', x, 'latitude', y, 'min_lon', x, 'max_lon', x, 'min_lat', y, 'max_lat', y))::json)).*
-            from p,
-                 generate_series(${from}::int, ${to}::int) g,
-                 -- a point of its own per row: a million equal bounds would make the GiST indexes degenerate
-                 lateral (select round((((g::bigint * 7919) % 360000) / 1000.0 - 180)::numeric, 3)::float8 as x,
-                                 round((((g::bigint * 104729) % 170000) / 1000.0 - 85)::numeric, 3)::float8 as y) xy
+          select rec.*
+          from p,
+               generate_series(${from}::int, ${to}::int) g,
+               -- a point of its own per row: a million equal bounds would make the GiST indexes degenerate
+               lateral (select round((((g::bigint * 7919) % 360000) / 1000.0 - 180)::numeric, 3)::float8 as x,
+                               round((((g::bigint * 104729) % 170000) / 1000.0 - 85)::numeric, 3)::float8 as y) xy,
+               lateral json_populate_record(null::location_proofs,
+                 (to_jsonb(p) || jsonb_build_object(
+                   'uid', '0xbe' || lpad(to_hex(g), 62, '0'),
+                   'location', json_build_object('type', 'Point', 'coordinates', json_build_array(x, y))::text,
+                   'geometry', json_build_object('type', 'Point', 'coordinates', json_build_array(x, y)),
+                   'longitude', x, 'latitude', y, 'min_lon', x, 'max_lon', x, 'min_lat', y, 'max_lat', y))::json) rec
         ) r`),
     );
   }
