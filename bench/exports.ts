@@ -7,9 +7,10 @@
  * download (goal ≤ +64 MB), and the harvest of the same rows by paging GeoJSON (limit=1000, next links).
  *
  *   npm run bench:exports [-- --rows N] [--keep] [--db NAME] [--formats csv,fgb] [--no-harvest]
- *                         [--heap MB] [--batch ROWS] [--cpu-prof DIR]    (wrap in flock /work/wt/heavy.lock)
+ *                         [--heap MB] [--semi MB] [--batch ROWS] [--cpu-prof DIR]    (wrap in flock /work/wt/heavy.lock)
  *
  * `--heap` serves with --max-old-space-size (a bounded heap: a download that retained its rows would fail);
+ * `--semi` with --max-semi-space-size (the young generation's size, which V8 otherwise sets from the machine);
  * `--batch` sets EXPORT_BATCH_ROWS; `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR.
  */
 import { spawn } from "node:child_process";
@@ -22,7 +23,7 @@ import { admin, benchArgs, benchDatabase, benchDatabaseUrl, requestOk, serveBuil
 import { f1, lpad, pad } from "./figures.js";
 
 const ARGS = benchArgs({
-  numbers: { rows: 1_000_000, heap: 0, batch: 0 },
+  numbers: { rows: 1_000_000, heap: 0, semi: 0, batch: 0 },
   flags: ["keep", "no-harvest"],
   texts: ["db", "formats", "cpu-prof"],
 });
@@ -32,6 +33,7 @@ const FORMATS = ARGS.formats
   : EXPORT_FORMATS;
 const NODE_ARGS = [
   ...(ARGS.heap ? [`--max-old-space-size=${ARGS.heap}`] : []),
+  ...(ARGS.semi ? [`--max-semi-space-size=${ARGS.semi}`] : []),
   ...(ARGS["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${ARGS["cpu-prof"]}`] : []),
 ];
 

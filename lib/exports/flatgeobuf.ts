@@ -69,6 +69,7 @@ export function flatgeobufWriter({ columns, points }: WriterOptions): ExportWrit
   const kinds = columns.map((c) => COLUMN_TYPE[c.type]);
   const builder = new flatbuffers.Builder(4096);
   const properties = new PropertyBuffer();
+  let bytesPerRow = 512;
   /** A feature (size-prefixed, as a FlatGeobuf file holds it) in the builder, from its values and geometry. */
   const build = (values: unknown[], geometry: IParsedGeometry | null): Uint8Array => {
     builder.clear();
@@ -92,7 +93,8 @@ export function flatgeobufWriter({ columns, points }: WriterOptions): ExportWrit
       return [magicbytes, buildHeader(meta, 4326)];
     },
     write(texts) {
-      const out = new Output();
+      // Sized from the last batch's bytes per row, so that a batch's buffer is allocated about once.
+      const out = new Output(Math.ceil(texts.length * bytesPerRow * 1.1) + 1024);
       for (const text of texts) {
         if (rows.values) {
           const values = rows.values(text);
@@ -103,6 +105,7 @@ export function flatgeobufWriter({ columns, points }: WriterOptions): ExportWrit
           out.add(build(row.values, row.geometry ? parsed(row.geometry) : null));
         }
       }
+      if (texts.length) bytesPerRow = out.bytes().length / texts.length;
       return [out.bytes()];
     },
     finish: () => [],
@@ -181,8 +184,11 @@ class PropertyBuffer {
 
 /** A batch's features, copied one after the other into one buffer. */
 class Output {
-  private buffer = new Uint8Array(1 << 16);
+  private buffer: Uint8Array;
   private length = 0;
+  constructor(size: number) {
+    this.buffer = new Uint8Array(size);
+  }
   add(bytes: Uint8Array) {
     if (this.length + bytes.length > this.buffer.length) {
       const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + bytes.length));

@@ -27,7 +27,11 @@ appWith(rows, (a) => {
 });
 
 const ITEMS = "/api/ogc/collections/location-proofs/items";
-type Feature = { id: string; geometry: { coordinates: number[] } | null; properties: Record<string, unknown> };
+type Feature = {
+  id: string;
+  geometry: { coordinates: number[] } | null;
+  properties: Record<string, unknown>;
+};
 
 const geojson = async (query: string): Promise<Feature[]> =>
   (await (await app.request(`${ITEMS}?f=geojsonseq${query}`)).text())
@@ -50,7 +54,9 @@ describe("a download's table rows", () => {
         const expected = columns.map((c) => (c.name === "id" ? feature.id : feature.properties[c.name]));
         expect(JSON.parse(r.row)).toEqual(expected);
         expect(feature.geometry?.coordinates ?? null).toEqual(
-          feature.properties.longitude === null ? null : [feature.properties.longitude, feature.properties.latitude],
+          feature.properties.longitude === null
+            ? null
+            : [feature.properties.longitude, feature.properties.latitude],
         );
       }
     });
@@ -60,15 +66,17 @@ describe("a download's table rows", () => {
     const features = await geojson("");
     const bytes = new Uint8Array(await (await app.request(`${ITEMS}?f=fgb`)).arrayBuffer());
     const read: { properties: Record<string, unknown>; xy: number[] | null }[] = [];
+    const xys: (number[] | null)[] = [];
     for await (const f of deserialize(bytes, {
       fromFeature: (_id, feature, header) => {
         const g = feature.geometry();
         // xy(i), not xyArray(): a feature's doubles need not lie at a multiple of 8 from the file's start.
-        const xy = g ? Array.from({ length: g.xyLength() }, (_, i) => g.xy(i)!) : null;
-        return { properties: parseProperties(feature, header.columns), xy };
+        xys.push(g ? Array.from({ length: g.xyLength() }, (_, i) => g.xy(i)!) : null);
+        return { getProperties: () => parseProperties(feature, header.columns) };
       },
-    }) as AsyncIterable<{ properties: Record<string, unknown>; xy: number[] | null }>)
-      read.push(f);
+    })) {
+      read.push({ properties: f.getProperties!(), xy: xys[read.length]! });
+    }
     expect(read.length).toBe(features.length);
     read.forEach((f, i) => {
       const feature = features[i]!;
@@ -96,7 +104,9 @@ describe("a download's table rows", () => {
     const select = OGC_PROPERTIES.map((q) =>
       q.type === "timestamp" ? `epoch_ms(${q.name}) as ${q.name}` : `${q.name}::varchar as ${q.name}`,
     ).join(", ");
-    const got = (await c.runAndReadAll(`select id, ${select} from read_parquet('${file}')`)).getRowObjectsJson();
+    const got = (
+      await c.runAndReadAll(`select id, ${select} from read_parquet('${file}')`)
+    ).getRowObjectsJson();
     c.closeSync();
     expect(got.length).toBe(features.length);
     got.forEach((row, i) => {
