@@ -1,4 +1,5 @@
 import { getDb } from "../../db/client.js";
+import { PAGE_BYTES } from "../bounds/limits.js";
 import { badParameter } from "../http/errors.js";
 import { encodeCursor } from "../proofs/cursor.js";
 import type { ProofFilter } from "../proofs/filter.js";
@@ -61,9 +62,15 @@ export async function* proofBatches(
   // The first batch counts the matches (the response announces its number of rows); the later ones plan with those
   // counts and take none: a write meanwhile would otherwise make every later batch count again.
   let counts: number[] | undefined = q.counts;
+  // The rows a batch's byte budget (PAGE_BYTES, as a page's) holds, from the bytes per row read so far: a statement
+  // asked for more rows than its budget holds writes the JSON of all of them and sends only those within it, so the
+  // JSON of the rest would be written for nothing, again in the next batch. Kept a tenth below the budget.
+  let bytesRead = 0;
+  let rowsRead = 0;
+  const fits = () => (rowsRead ? Math.max(1, Math.floor((0.9 * PAGE_BYTES * rowsRead) / bytesRead)) : Infinity);
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {
-      limit: Math.min(size(n), left),
+      limit: Math.min(size(n), left, fits()),
       ...(cursor !== undefined ? { cursor } : {}),
       ...(offset ? { offset } : {}),
       ...(q.sort ? { sort: q.sort } : {}),
@@ -73,6 +80,8 @@ export async function* proofBatches(
     if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
     const { rows, parts, total, more, counts: read } = await pageAndCount(db, plan);
     counts = read;
+    for (const row of rows as JsonRow[]) bytesRead += row.json.length;
+    rowsRead += rows.length;
     yield { rows: rows as JsonRow[], total };
     left -= rows.length;
     position += rows.length;
