@@ -1,10 +1,10 @@
 import { getDb } from "../../db/client.js";
 import { PAGE_BYTES } from "../bounds/limits.js";
 import { badParameter } from "../http/errors.js";
+import { pageCounts } from "../proofs/count.js";
 import { encodeCursor } from "../proofs/cursor.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import type { RowJson } from "../proofs/json-sql.js";
-import { pageCounts } from "../proofs/count.js";
 import { planPage } from "../proofs/plan.js";
 import { pageAndCount } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
@@ -67,7 +67,8 @@ export async function* proofBatches(
   // JSON of the rest would be written for nothing, again in the next batch. Kept a tenth below the budget.
   let bytesRead = 0;
   let rowsRead = 0;
-  const fits = () => (rowsRead ? Math.max(1, Math.floor((0.9 * PAGE_BYTES * rowsRead) / bytesRead)) : Infinity);
+  const fits = () =>
+    rowsRead ? Math.max(1, Math.floor((0.9 * PAGE_BYTES * rowsRead) / bytesRead)) : Infinity;
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {
       limit: Math.min(size(n), left, fits()),
