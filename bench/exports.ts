@@ -7,9 +7,10 @@
  * download (goal ≤ +64 MB), and the harvest of the same rows by paging GeoJSON (limit=1000, next links).
  *
  *   npm run bench:exports [-- --rows N] [--keep] [--db NAME] [--formats csv,fgb] [--no-harvest]
- *                         [--heap MB] [--batch ROWS] [--cpu-prof DIR]    (wrap in flock /work/wt/heavy.lock)
+ *                         [--heap MB] [--semi MB] [--batch ROWS] [--cpu-prof DIR]    (wrap in flock /work/wt/heavy.lock)
  *
  * `--heap` serves with --max-old-space-size (a bounded heap: a download that retained its rows would fail);
+ * `--semi` with --max-semi-space-size (the young generation's size, which V8 otherwise sets from the machine);
  * `--batch` sets EXPORT_BATCH_ROWS; `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR.
  */
 import { spawn } from "node:child_process";
@@ -22,7 +23,7 @@ import { admin, benchArgs, benchDatabase, benchDatabaseUrl, requestOk, serveBuil
 import { f1, lpad, pad } from "./figures.js";
 
 const ARGS = benchArgs({
-  numbers: { rows: 1_000_000, heap: 0, batch: 0 },
+  numbers: { rows: 1_000_000, heap: 0, semi: 0, batch: 0 },
   flags: ["keep", "no-harvest"],
   texts: ["db", "formats", "cpu-prof"],
 });
@@ -32,6 +33,7 @@ const FORMATS = ARGS.formats
   : EXPORT_FORMATS;
 const NODE_ARGS = [
   ...(ARGS.heap ? [`--max-old-space-size=${ARGS.heap}`] : []),
+  ...(ARGS.semi ? [`--max-semi-space-size=${ARGS.semi}`] : []),
   ...(ARGS["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${ARGS["cpu-prof"]}`] : []),
 ];
 
@@ -47,18 +49,20 @@ const cpuMs = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
-/** The CPU time of PostgreSQL's backends serving the benchmark's database (its connections' processes), in ms. */
-const databaseCpuMs = (): number => {
-  let ms = 0;
+/** The CPU time of each PostgreSQL backend serving the benchmark's database (its connections' processes), in ms. */
+const backendsCpuMs = (): Map<number, number> => {
+  const ms = new Map<number, number>();
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`postgres ${DB} `)) ms += cpuMs(Number(pid));
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(`postgres ${DB} `))
+        ms.set(Number(pid), cpuMs(Number(pid)));
     } catch {
       // gone meanwhile
     }
   }
   return ms;
 };
+const databaseCpuMs = (): number => [...backendsCpuMs().values()].reduce((a, b) => a + b, 0);
 
 /** A whole download: bytes, time to the first byte, total time, and the server's peak RSS while it ran. */
 async function download(url: string, pid: number) {
@@ -160,22 +164,31 @@ try {
     await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}&limit=1000`, pid);
   await new Promise((r) => setTimeout(r, 1000));
   const idleKb = rssKb(pid);
-  const copy = await copyBaseline(dbUrl);
+  // The database's CPU for the COPY: beside a download's server and database CPU, a ratio a loaded machine moves
+  // far less than wall time (on a machine with fewer cores than runnable processes, wall time is their sum). psql's
+  // backend ends with it, so its CPU is read while it runs (the last reading of each new backend).
+  const before = backendsCpuMs();
+  const during = new Map<number, number>();
+  const watch = setInterval(() => {
+    for (const [pid, ms] of backendsCpuMs()) if (!before.has(pid)) during.set(pid, ms);
+  }, 100);
+  const copy = await copyBaseline(dbUrl).finally(() => clearInterval(watch));
+  const copyCpuMs = [...during.values()].reduce((a, b) => a + b, 0);
   console.log(
     `\nexports of ${ARGS.rows.toLocaleString("en")} proofs (Node ${process.version} client; built functions on Node 24)`,
   );
   console.log(
-    `COPY (SELECT feature json …) TO STDOUT: ${f1(copy.ms / 1000)} s, ${f1(copy.bytes / 1e6)} MB, ${f1(ARGS.rows / (copy.ms / 1000) / 1000)} k rows/s`,
+    `COPY (SELECT feature json …) TO STDOUT: ${f1(copy.ms / 1000)} s, ${f1(copy.bytes / 1e6)} MB, ${f1(ARGS.rows / (copy.ms / 1000) / 1000)} k rows/s, database CPU ${f1(copyCpuMs / 1000)} s`,
   );
   console.log(`server idle RSS: ${f1(idleKb / 1024)} MB\n`);
   console.log(
-    `${pad("format", 12)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}${lpad("server CPU s", 14)}${lpad("db CPU s", 10)}`,
+    `${pad("format", 12)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}${lpad("server CPU s", 14)}${lpad("db CPU s", 10)}${lpad("CPU × COPY", 12)}`,
   );
   for (const x of FORMATS) {
     const d = await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}`, pid);
     if (d.rows !== ARGS.rows) throw new Error(`${x.f}: ${d.rows} rows announced, ${ARGS.rows} expected`);
     console.log(
-      `${pad(x.f, 12)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}${lpad(f1(d.cpuMs / 1000), 14)}${lpad(f1(d.dbMs / 1000), 10)}`,
+      `${pad(x.f, 12)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}${lpad(f1(d.cpuMs / 1000), 14)}${lpad(f1(d.dbMs / 1000), 10)}${lpad(((d.cpuMs + d.dbMs) / copyCpuMs).toFixed(2), 12)}`,
     );
   }
   if (!ARGS["no-harvest"]) {

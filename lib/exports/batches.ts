@@ -1,5 +1,7 @@
 import { getDb } from "../../db/client.js";
+import { PAGE_BYTES } from "../bounds/limits.js";
 import { badParameter } from "../http/errors.js";
+import { pageCounts } from "../proofs/count.js";
 import { encodeCursor } from "../proofs/cursor.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import type { RowJson } from "../proofs/json-sql.js";
@@ -18,9 +20,24 @@ export type BatchRequest = {
   offset?: number;
   /** start where a page's next link would (a JSON page's cursor) */
   cursor?: string;
+  /** the counts of the filter's parts, already taken (countsFirst): no batch counts */
+  counts?: number[];
 };
 
 export type Batch = { rows: JsonRow[]; total: number };
+
+/**
+ * The exact counts of the filter's parts (lib/proofs/count.ts: from the totals, remembered, or counted), taken before
+ * any row is read, so that a response can announce its number of rows and send its first bytes while the first batch
+ * is still being read; or undefined for a download that starts at an offset across several parts, whose first batch
+ * reads its counts and rows under one snapshot (pageAndCount) and so must count itself.
+ */
+export async function countsFirst(filter: ProofFilter, q: BatchRequest): Promise<number[] | undefined> {
+  const plan = planPage(filter, { limit: 1, ...(q.sort ? { sort: q.sort } : {}), json: q.json });
+  if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
+  if (q.offset && plan.parts.length > 1) return undefined;
+  return pageCounts.parts(await getDb(), plan.filter, plan.where);
+}
 
 /**
  * A download's rows, as a keyset stream over the lists' own page plan: each batch is a page planned by planPage and
@@ -44,10 +61,17 @@ export async function* proofBatches(
   let position = q.offset ?? 0;
   // The first batch counts the matches (the response announces its number of rows); the later ones plan with those
   // counts and take none: a write meanwhile would otherwise make every later batch count again.
-  let counts: number[] | undefined;
+  let counts: number[] | undefined = q.counts;
+  // The rows a batch's byte budget (PAGE_BYTES, as a page's) holds, from the bytes per row read so far: a statement
+  // asked for more rows than its budget holds writes the JSON of all of them and sends only those within it, so the
+  // JSON of the rest would be written for nothing, again in the next batch. Kept a tenth below the budget.
+  let bytesRead = 0;
+  let rowsRead = 0;
+  const fits = () =>
+    rowsRead ? Math.max(1, Math.floor((0.9 * PAGE_BYTES * rowsRead) / bytesRead)) : Infinity;
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {
-      limit: Math.min(size(n), left),
+      limit: Math.min(size(n), left, fits()),
       ...(cursor !== undefined ? { cursor } : {}),
       ...(offset ? { offset } : {}),
       ...(q.sort ? { sort: q.sort } : {}),
@@ -57,6 +81,8 @@ export async function* proofBatches(
     if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
     const { rows, parts, total, more, counts: read } = await pageAndCount(db, plan);
     counts = read;
+    for (const row of rows as JsonRow[]) bytesRead += row.json.length;
+    rowsRead += rows.length;
     yield { rows: rows as JsonRow[], total };
     left -= rows.length;
     position += rows.length;

@@ -1,11 +1,34 @@
+import * as zlib from "node:zlib";
 import type { SchemaElement } from "hyparquet";
 import { ByteWriter, geojsonToWkb, ParquetWriter } from "hyparquet-writer";
-import type { ExportColumn, Geometry, ParsedFeature } from "./columns.js";
-import { columnValue } from "./columns.js";
+import type { ExportColumn, Geometry } from "./columns.js";
+import { tableRows } from "./table-row.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
 /** Rows per row group: a reader skips or reads a group whole (and its bbox statistics are kept per group). */
 export const ROW_GROUP_ROWS = 10_000;
+
+type Zstd = (input: Uint8Array, options: { params: Record<number, number> }) => Buffer;
+const zstd = (zlib as { zstdCompressSync?: Zstd }).zstdCompressSync;
+const ZSTD_LEVEL = (zlib.constants as Record<string, number>).ZSTD_c_compressionLevel;
+
+/**
+ * The pages' compression: Zstandard at its fastest level where the runtime has it (node:zlib, Node 22.15 and later:
+ * production's Node 24), written by zlib's native code; else Snappy, in hyparquet-writer's JavaScript. Both are
+ * standard Parquet codecs every reader named in docs/downloads.md reads; the JavaScript Snappy was the writer's
+ * largest single cost.
+ */
+export const PARQUET_CODEC: "ZSTD" | "SNAPPY" =
+  process.env.LPQS_PARQUET_CODEC === "SNAPPY" || !zstd ? "SNAPPY" : "ZSTD";
+const COMPRESSION =
+  PARQUET_CODEC === "ZSTD" && zstd && ZSTD_LEVEL !== undefined
+    ? {
+        codec: "ZSTD" as const,
+        compressors: {
+          ZSTD: (input: Uint8Array) => zstd(input, { params: { [ZSTD_LEVEL]: 1 } }) as Uint8Array,
+        },
+      }
+    : {};
 
 /** A property type as a Parquet leaf: its physical type, and how its values are given to the writer. */
 function leafOf(column: ExportColumn): SchemaElement {
@@ -48,23 +71,28 @@ function leafOf(column: ExportColumn): SchemaElement {
   }
 }
 
-/** A value as the writer takes it for its leaf (integers as bigint, instants as Dates, JSON as its text). */
-function toParquet(value: unknown, column: ExportColumn): unknown {
+/**
+ * A value as the writer takes it for its leaf: integers as bigint, instants as their milliseconds, arrays and objects
+ * as they are (the writer writes a JSON leaf's value as its JSON text).
+ */
+function toParquet(value: unknown, type: ExportColumn["type"]): unknown {
   if (value === null || value === undefined) return null;
-  switch (column.type) {
-    case "integer":
-      return BigInt(value as number);
-    case "timestamp":
-      return new Date(value as string);
-    case "strings":
-    case "geometry":
-    case "bbox":
-    case "object":
-      return JSON.stringify(value);
-    default:
-      return value;
-  }
+  if (type === "integer") return BigInt(value as number);
+  return type === "timestamp" ? Date.parse(value as string) : value;
 }
+
+/**
+ * Whether a column carries statistics (min, max, nulls per row group): numbers, instants and booleans, which a reader
+ * prunes row groups by (the bbox covering's are the geometry's). Text carries none: ids and hashes are spread over the
+ * whole range in every group, so their bounds prune nothing, and computing them is a large part of the writer's work.
+ */
+const STATISTICS = new Set<ExportColumn["type"]>(["integer", "number", "boolean", "timestamp"]);
+
+/**
+ * Columns whose values are (nearly) all distinct: written plain, never tried as a dictionary (which would only be
+ * built to be thrown away).
+ */
+const DISTINCT = new Set(["id", "uid", "tx_hash", "location", "recipe_payload", "media_data"]);
 
 /**
  * The GeoParquet 1.1 file metadata (`geo`): the primary geometry column, WKB, CRS84 (the default, so no `crs`
@@ -123,37 +151,62 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
     schema,
     kvMetadata: [{ key: "geo", value: JSON.stringify(geoMetadata(points)) }],
     createdBy: "location-proof-query-service (hyparquet-writer)",
+    ...COMPRESSION,
   });
-  let group: ParsedFeature[] = [];
+  const rows = tableRows(points, columns);
+  const types = columns.map((c) => c.type);
+  // The row group being gathered, column by column: each row's values go straight into their columns.
+  let data: unknown[][] = [];
+  let geometries: (Uint8Array | null)[] = [];
+  let boxes: (Bounds | null)[] = [];
+  const clear = () => {
+    data = columns.map(() => []);
+    geometries = [];
+    boxes = [];
+  };
+  clear();
+  const add = (values: unknown[]) => {
+    for (let i = 0; i < types.length; i++) data[i]!.push(toParquet(values[i], types[i]!));
+  };
   const writeGroup = () => {
-    if (!group.length) return;
-    const rows = group;
-    group = [];
+    if (!geometries.length) return;
     parquet.write({
-      rowGroupSize: rows.length,
+      rowGroupSize: geometries.length,
       columnData: [
-        ...columns.map((column) => ({
+        ...columns.map((column, i) => ({
           name: column.name,
-          data: rows.map((row) => toParquet(columnValue(row, column), column)),
+          data: data[i]!,
+          statistics: STATISTICS.has(column.type),
+          ...(DISTINCT.has(column.name) ? { encoding: "PLAIN" as const } : {}),
         })),
-        {
-          name: "geometry",
-          data: rows.map((row) => (row.geometry ? geojsonToWkb(row.geometry as never) : null)),
-        },
-        { name: "bbox", data: rows.map((row) => boundsOf(row.geometry, (row as { bbox?: unknown }).bbox)) },
+        { name: "geometry", data: geometries, statistics: false },
+        { name: "bbox", data: boxes },
       ],
     });
+    clear();
   };
   const drain = () => out.splice(0, out.length);
   return {
+    ...(rows.rowSql ? { rowSql: rows.rowSql } : {}),
     start: () => {
       flush();
       return drain();
     },
-    write(features) {
-      for (const json of features) {
-        group.push(JSON.parse(json) as ParsedFeature);
-        if (group.length >= ROW_GROUP_ROWS) writeGroup();
+    write(texts) {
+      for (const text of texts) {
+        if (rows.values) {
+          const values = rows.values(text);
+          const xy = rows.point(values);
+          add(values);
+          geometries.push(xy ? pointWkb(xy[0], xy[1]) : null);
+          boxes.push(xy ? { xmin: xy[0], ymin: xy[1], xmax: xy[0], ymax: xy[1] } : null);
+        } else {
+          const row = rows.feature(text);
+          add(row.values);
+          geometries.push(row.geometry ? geojsonToWkb(row.geometry as never) : null);
+          boxes.push(boundsOf(row.geometry, row.bbox));
+        }
+        if (geometries.length >= ROW_GROUP_ROWS) writeGroup();
       }
       return drain();
     },
@@ -164,6 +217,17 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
       return drain();
     },
   };
+}
+
+/** A point's WKB (ISO, little-endian: byte order 1, type 1, x, y), made from its coordinates as geojsonToWkb would. */
+function pointWkb(x: number, y: number): Uint8Array {
+  const bytes = new Uint8Array(21);
+  const view = new DataView(bytes.buffer);
+  view.setUint8(0, 1);
+  view.setUint32(1, 1, true);
+  view.setFloat64(5, x, true);
+  view.setFloat64(13, y, true);
+  return bytes;
 }
 
 type Bounds = { xmin: number; ymin: number; xmax: number; ymax: number };

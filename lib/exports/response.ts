@@ -2,10 +2,11 @@ import { badParameter } from "../http/errors.js";
 import { linkWith } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
 import { log } from "../log.js";
+import { sum } from "../proofs/count.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import type { RowJson } from "../proofs/json-sql.js";
 import type { SortSpec } from "../proofs/sort.js";
-import { type Batch, proofBatches } from "./batches.js";
+import { type Batch, countsFirst, proofBatches } from "./batches.js";
 import { batchSize, exportMaxRows } from "./budget.js";
 import { exportColumns } from "./columns.js";
 import { type ExportFormat, exportFormat } from "./formats.js";
@@ -46,9 +47,10 @@ async function writerOf(format: ExportFormat, options: WriterOptions): Promise<E
 }
 
 /**
- * A download of every match, streamed: the first batch is read before the response exists, so a bad filter, a bad
- * cursor or a database outage is an ordinary error response (400, 503) before any byte. Then each batch is read only
- * when the body is pulled (backpressure: a slow client holds the next statement back), encoded and sent, and let go
+ * A download of every match, streamed: the matches are counted before the response exists (countsFirst; for an
+ * offset across parts, the first batch is read with its count), so a bad filter, a bad cursor or a database outage
+ * is an ordinary error response (400, 503) before any byte, and the first bytes (the format's header) wait for the
+ * count alone. Then each batch is read only when the body is pulled (backpressure: a slow client holds the next statement back), encoded and sent, and let go
  * of: memory holds a batch, whatever the size of the result. A client that goes away cancels the body, which stops
  * the batches after the statement in flight.
  *
@@ -73,17 +75,17 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     columns: exportColumns(x.filter.near !== undefined),
     points: x.points,
   });
-  const batches = proofBatches(
-    x.filter,
-    {
-      ...(x.sort ? { sort: x.sort } : {}),
-      json: writer.rowSql ?? x.json,
-      limit: Math.min(limit ?? Number.POSITIVE_INFINITY, budget),
-      ...(x.offset ? { offset: x.offset } : {}),
-    },
-    batchSize,
-  );
-  const first = await batches.next();
+  const batchRequest = {
+    ...(x.sort ? { sort: x.sort } : {}),
+    json: writer.rowSql ?? x.json,
+    limit: Math.min(limit ?? Number.POSITIVE_INFINITY, budget),
+    ...(x.offset ? { offset: x.offset } : {}),
+  };
+  // The count first, when it can be taken alone: the response and its first bytes (the format's header) then wait
+  // for it only, and the first batch is read as they go out.
+  const counts = await countsFirst(x.filter, batchRequest);
+  const batches = proofBatches(x.filter, { ...batchRequest, ...(counts ? { counts } : {}) }, batchSize);
+  const first = counts ? undefined : await batches.next();
   // While a batch is encoded and sent, the database already reads the next (one batch ahead, never more): the
   // statement and the encoding overlap instead of taking turns, and memory holds at most two batches.
   let ahead: Promise<IteratorResult<Batch>> | undefined;
@@ -97,8 +99,9 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     ahead = undefined;
     return pending;
   };
-  const firstBatch: Batch = first.done ? { rows: [], total: 0 } : first.value;
-  const wanted = Math.min(Math.max(0, firstBatch.total - start), limit ?? Number.POSITIVE_INFINITY);
+  const firstBatch: Batch | undefined = first && !first.done ? first.value : undefined;
+  const total = counts ? sum(counts) : (firstBatch?.total ?? 0);
+  const wanted = Math.min(Math.max(0, total - start), limit ?? Number.POSITIVE_INFINITY);
   const cut = wanted > budget;
   const rows = Math.min(wanted, budget);
 
@@ -107,7 +110,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     "content-disposition": `attachment; filename="${x.name}.${info.extension}"`,
     // A download is read once, straight through; caches would hold a whole result for one client.
     "cache-control": "no-store",
-    "x-number-matched": String(firstBatch.total),
+    "x-number-matched": String(total),
   };
   headers["x-export-rows"] = String(rows);
   if (cut) {
@@ -144,8 +147,11 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     sent += texts.length;
     return joined(writer.write(texts));
   };
-  let finished = first.done === true || firstBatch.rows.length >= rows;
-  let pending: Uint8Array | undefined = joined([...writer.start(rows), encode(firstBatch)]);
+  let finished = rows === 0 || first?.done === true || (firstBatch?.rows.length ?? 0) >= rows;
+  let pending: Uint8Array | undefined = joined([
+    ...writer.start(rows),
+    ...(firstBatch ? [encode(firstBatch)] : []),
+  ]);
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
