@@ -9,48 +9,23 @@
  *   run's wall time against the budget, and the new attestations indexed meanwhile.
  */
 import { sql } from "drizzle-orm";
-import { type Db, queryRows, transactionWithBudget } from "../db/client.js";
+import { type Db, queryRows } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
 import { rpcCall } from "../lib/devnet/anvil.js";
 import { attest } from "../lib/devnet/eas.js";
 import type { Devnet } from "../lib/devnet/index.js";
 import { encodeLocationProof } from "../lib/devnet/location-data.js";
+import { copyProof } from "../lib/devnet/proof-copies.js";
 import { startRpcProxy } from "../lib/devnet/rpc-proxy.js";
 import { DEVNET_SCHEMA_UIDS } from "../lib/devnet/schemas.js";
 import { createSyncService } from "../lib/sync/service.js";
-import { COLUMNS } from "../lib/sync/store/proof-columns.js";
 
 const ROWS = Number(process.env.BENCH_SYNC_DELETE_ROWS ?? 500_000);
 const { appendix } = DEVNET_SCHEMA_UIDS;
 
 export async function deletesAndReconciliation(db: Db, devnet: Devnet): Promise<void> {
   let t = performance.now();
-  // In chunks, each its own transaction with a loader's budget: the statement triggers keep the counts exact.
-  for (let from = 1; from <= ROWS; from += 50_000) {
-    const to = Math.min(ROWS, from + 49_999);
-    await transactionWithBudget(db, 600_000, (tx) =>
-      tx.execute(sql`
-        insert into location_proofs (${COLUMNS})
-        -- The model row read once: scanned again for every new row, the schema's index would have to step over the
-        -- rows this statement already inserted (invisible to it), more of them with every row.
-        with p as materialized (select * from location_proofs where schema_uid = ${appendix} limit 1)
-        -- The record built once per row, in a lateral join: \`(f(…)).*\` would call f once for every column.
-        select ${COLUMNS} from (
-          select rec.*
-          from p,
-               generate_series(${from}::int, ${to}::int) g,
-               -- a point of its own per row: a million equal bounds would make the GiST indexes degenerate
-               lateral (select round((((g::bigint * 7919) % 360000) / 1000.0 - 180)::numeric, 3)::float8 as x,
-                               round((((g::bigint * 104729) % 170000) / 1000.0 - 85)::numeric, 3)::float8 as y) xy,
-               lateral json_populate_record(null::location_proofs,
-                 (to_jsonb(p) || jsonb_build_object(
-                   'uid', '0xbe' || lpad(to_hex(g), 62, '0'),
-                   'location', json_build_object('type', 'Point', 'coordinates', json_build_array(x, y))::text,
-                   'geometry', json_build_object('type', 'Point', 'coordinates', json_build_array(x, y)),
-                   'longitude', x, 'latitude', y, 'min_lon', x, 'max_lon', x, 'min_lat', y, 'max_lat', y))::json) rec
-        ) r`),
-    );
-  }
+  await copyProof(db, { where: sql`schema_uid = ${appendix}`, count: ROWS, uidPrefix: "be", spread: true });
   const [stored] = await queryRows<{ all: number; schema: number }>(
     db,
     sql`select count(*)::int as all, count(*) filter (where schema_uid = ${appendix})::int as schema

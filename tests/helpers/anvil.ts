@@ -1,5 +1,7 @@
+import type { Hex } from "viem";
 import { DEVNET_CHAINS } from "../../lib/chains/registry.js";
 import { rpcCall } from "../../lib/devnet/anvil.js";
+import { attest, revoke } from "../../lib/devnet/eas.js";
 import { type Devnet, freePort, startDevnet } from "../../lib/devnet/index.js";
 
 /**
@@ -30,6 +32,23 @@ export const blockNumber = async (rpcUrl: string) =>
   Number(BigInt(await rpc<string>(rpcUrl, "eth_blockNumber")));
 
 export const AUTH = { authorization: "Bearer test-secret" };
+
+/**
+ * The reorg tests' chain: proof A, the fork point, then proof B and A's revocation after it, so that a reorg past the
+ * fork point orphans B and the revocation and leaves A. `data(memo)` encodes each proof. Returns A's uid and the
+ * fork point's block number.
+ */
+export async function attestAcrossFork(
+  devnet: Devnet,
+  data: (memo: string) => Hex,
+): Promise<{ a: Hex; forkPoint: number }> {
+  const [a] = await attest(devnet.rpcUrl, devnet.eas, [{ data: data("A") }]);
+  await mine(devnet.rpcUrl, 1);
+  const forkPoint = await blockNumber(devnet.rpcUrl);
+  await attest(devnet.rpcUrl, devnet.eas, [{ data: data("B") }]);
+  await revoke(devnet.rpcUrl, devnet.eas, [a!]);
+  return { a: a!, forkPoint };
+}
 
 /** The environment of an app that syncs the local chain at this RPC URL (the devnet's, or a proxy's in front of it). */
 export const oneDevnet = (rpcUrl: string, more: Record<string, string> = {}): Record<string, string> => ({

@@ -1,6 +1,12 @@
+import { sql } from "drizzle-orm";
 import { type Config, getConfig, loadConfig } from "../../lib/config.js";
+import type { Devnet } from "../../lib/devnet/index.js";
+import { copyProof } from "../../lib/devnet/proof-copies.js";
+import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
+import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { createSyncService, type SyncServiceDeps } from "../../lib/sync/service.js";
-import type { TestApp } from "./app.js";
+import { mine, oneDevnet, startTestDevnet } from "./anvil.js";
+import { createTestApp, type TestApp } from "./app.js";
 
 /** The configuration of a quiet sync of the one devnet at `rpcUrl` (its own, or a proxy's), `more` added. */
 export const devnetSyncConfig = (rpcUrl: string, more: Record<string, string> = {}): Config =>
@@ -12,3 +18,23 @@ export const devnetSyncConfig = (rpcUrl: string, more: Record<string, string> = 
  */
 export const syncService = (app: TestApp, deps: Partial<Omit<SyncServiceDeps, "db">> = {}) =>
   createSyncService({ ...deps, db: app.db, config: deps.config ?? getConfig() });
+
+/**
+ * The batched-delete tests' setting: a devnet with the Location Protocol's schemas seeded and mined past the
+ * confirmations, synced once into a new test app, then `copies` synthetic rows of its appendix schema
+ * (lib/devnet/proof-copies.ts), so that a delete has more rows than a batch.
+ */
+export async function syncedDevnetWithCopies(copies: {
+  count: number;
+  uidPrefix: string;
+}): Promise<{ devnet: Devnet; app: TestApp }> {
+  const devnet = await startTestDevnet();
+  await seedLocationProtocol(devnet.rpcUrl, devnet);
+  await mine(devnet.rpcUrl, 3);
+  const app = await createTestApp(oneDevnet(devnet.rpcUrl));
+  const first = (await syncService(app).sync("manual")).chains[0];
+  if (first?.status !== "ok")
+    throw new Error(`the first sync did not index the devnet: ${JSON.stringify(first)}`);
+  await copyProof(app.db, { where: sql`schema_uid = ${DEVNET_SCHEMA_UIDS.appendix}`, ...copies });
+  return { devnet, app };
+}

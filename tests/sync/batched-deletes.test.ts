@@ -1,16 +1,14 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { queryRows, transactionWithBudget } from "../../db/client.js";
+import { queryRows } from "../../db/client.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
-import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
-import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { AUTH, mine } from "../helpers/anvil.js";
+import type { TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
-import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
+import { devnetSyncConfig, syncedDevnetWithCopies, syncService } from "../helpers/sync-service.js";
 
 /**
  * Denying a schema with many rows: the rows go in batches across runs (lib/sync/deletes.ts), each batch its own
@@ -44,22 +42,7 @@ const counted = async () => {
 };
 
 beforeAll(async () => {
-  devnet = await startTestDevnet();
-  await seedLocationProtocol(devnet.rpcUrl, devnet);
-  await mine(devnet.rpcUrl, 3);
-  app = await createTestApp(oneDevnet(devnet.rpcUrl));
-  expect((await sync()).status).toBe("ok");
-  // Synthetic rows of the schema about to be denied: copies of one of its real rows under new uids (a bulk load, so
-  // with a loader's statement budget rather than a request's).
-  await transactionWithBudget(app.db, 60_000, (tx) =>
-    tx.execute(sql`
-    insert into location_proofs (${COLUMNS})
-    select ${COLUMNS} from (
-      select (json_populate_record(null::location_proofs,
-               (to_jsonb(p) || jsonb_build_object('uid', '0xee' || lpad(to_hex(g), 62, '0')))::json)).*
-        from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g
-    ) r`),
-  );
+  ({ devnet, app } = await syncedDevnetWithCopies({ count: SYNTHETIC, uidPrefix: "ee" }));
 }, 120_000);
 endAfterAll(() => [app, devnet]);
 

@@ -1,11 +1,19 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { queryRows, transactionWithBudget } from "../../db/client.js";
-import { attest, revoke } from "../../lib/devnet/eas.js";
+import { queryRows } from "../../db/client.js";
+import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
-import { AUTH, blockNumber, mine, oneDevnet, rpc, startTestDevnet } from "../helpers/anvil.js";
+import { copyProof } from "../../lib/devnet/proof-copies.js";
+import {
+  AUTH,
+  attestAcrossFork,
+  blockNumber,
+  mine,
+  oneDevnet,
+  rpc,
+  startTestDevnet,
+} from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 import { syncService } from "../helpers/sync-service.js";
@@ -56,21 +64,9 @@ endAfterAll(() => [app, devnet]);
 
 describe("a deep rewind goes in batches across runs", () => {
   it("each run deletes one batch, counts stay exact, status shows the rest, nothing is indexed past the fork meanwhile", async () => {
-    const [a] = await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("A") }]);
-    await mine(devnet.rpcUrl, 1);
-    const forkPoint = await blockNumber(devnet.rpcUrl);
-    await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("B") }]);
-    await revoke(devnet.rpcUrl, devnet.eas, [a!]);
+    const { a, forkPoint } = await attestAcrossFork(devnet, proofData);
     expect(await sync()).toMatchObject({ status: "ok", attestations: 2, revocations: 1 });
-    await transactionWithBudget(app.db, 60_000, (tx) =>
-      tx.execute(sql`
-        insert into location_proofs (${COLUMNS})
-        select ${COLUMNS} from (
-          select (json_populate_record(null::location_proofs,
-                   (to_jsonb(p) || jsonb_build_object('uid', '0xdd' || lpad(to_hex(g), 62, '0')))::json)).*
-            from (select * from location_proofs where memo = 'B') p, generate_series(1, ${SYNTHETIC}) g
-        ) r`),
-    );
+    await copyProof(app.db, { where: sql`memo = 'B'`, count: SYNTHETIC, uidPrefix: "dd" });
     const before = await state();
     expect(before).toMatchObject({
       rows: SYNTHETIC + 2,

@@ -1,17 +1,15 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { queryRows, transactionWithBudget } from "../../db/client.js";
+import { queryRows } from "../../db/client.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import { seedLocationProtocol } from "../../lib/devnet/protocol-seed.js";
 import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { pendingRemovals, performRemoval, queueProofRemoval } from "../../lib/sync/removal.js";
-import { COLUMNS } from "../../lib/sync/store/proof-columns.js";
-import { AUTH, DEVNET_IDS, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { AUTH, DEVNET_IDS, mine } from "../helpers/anvil.js";
+import type { TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
-import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
+import { devnetSyncConfig, syncedDevnetWithCopies, syncService } from "../helpers/sync-service.js";
 
 /**
  * An operator's removal (scripts/remove-proofs.ts, lib/sync/removal.ts): queued with what it matches, then deleted in
@@ -53,20 +51,7 @@ const removalsInStatus = async () => {
 };
 
 beforeAll(async () => {
-  devnet = await startTestDevnet();
-  await seedLocationProtocol(devnet.rpcUrl, devnet);
-  await mine(devnet.rpcUrl, 3);
-  app = await createTestApp(oneDevnet(devnet.rpcUrl));
-  expect((await sync()).status).toBe("ok");
-  await transactionWithBudget(app.db, 60_000, (tx) =>
-    tx.execute(sql`
-    insert into location_proofs (${COLUMNS})
-    select ${COLUMNS} from (
-      select (json_populate_record(null::location_proofs,
-               (to_jsonb(p) || jsonb_build_object('uid', '0xcc' || lpad(to_hex(g), 62, '0')))::json)).*
-        from (select * from location_proofs where schema_uid = ${appendix} limit 1) p, generate_series(1, ${SYNTHETIC}) g
-    ) r`),
-  );
+  ({ devnet, app } = await syncedDevnetWithCopies({ count: SYNTHETIC, uidPrefix: "cc" }));
 }, 120_000);
 endAfterAll(() => [app, devnet]);
 

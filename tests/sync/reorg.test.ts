@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { attest, revoke } from "../../lib/devnet/eas.js";
+import { attest } from "../../lib/devnet/eas.js";
 import { type Devnet, startDevnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { encodeRecord, registerSchemas, schemaUid } from "../../lib/devnet/schemas.js";
-import { blockNumber, mine, oneDevnet, rpc, startTestDevnet } from "../helpers/anvil.js";
+import { attestAcrossFork, blockNumber, mine, oneDevnet, rpc, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
 import { syncService } from "../helpers/sync-service.js";
@@ -38,11 +38,7 @@ endAfterAll(() => [app, devnet]);
 
 describe("reorgs", () => {
   it("anvil_reorg: rows of orphaned blocks go, canonical ones stay, an orphaned revocation is undone", async () => {
-    const [a] = await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("A") }]);
-    await mine(devnet.rpcUrl, 1);
-    const forkPoint = await blockNumber(devnet.rpcUrl);
-    await attest(devnet.rpcUrl, devnet.eas, [{ data: proofData("B") }]);
-    await revoke(devnet.rpcUrl, devnet.eas, [a!]);
+    const { a, forkPoint } = await attestAcrossFork(devnet, proofData);
     expect(await sync()).toMatchObject({ status: "ok", attestations: 2, revocations: 1 });
     expect(await rows()).toMatchObject({ A: { revoked: true }, B: { revoked: false } });
 

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../../db/client.js";
 import { type SyncDeleteRow, syncDeletes } from "../../../db/schema.js";
 import { budgetMs } from "../deadline.js";
+import { deleteChainRows } from "./delete-rows.js";
 import { holdLease, type Writer } from "./lease.js";
 
 /** The chain's deletes still to do (db/schema.ts syncDeletes), oldest first. */
@@ -86,17 +87,7 @@ export async function deleteBatch(
   return transactionWithBudget(db, budgetMs(w), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, w);
-    const [row] = await queryRows<{ n: number }>(
-      t,
-      sql`with d as (
-            delete from location_proofs p
-             using (select chain_id, uid from location_proofs
-                     where chain_id = ${d.chainId} and ${matching(d)} limit ${w.batch}) s
-             where p.chain_id = s.chain_id and p.uid = s.uid
-            returning 1)
-          select count(*)::int as n from d`,
-    );
-    const deleted = row?.n ?? 0;
+    const deleted = await deleteChainRows(t, d.chainId, matching(d), w.batch);
     let done = deleted < w.batch;
     if (done && d.kind === "rewind") {
       const [u] = await queryRows<{ n: number }>(

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../../db/client.js";
 import { type ChainSchemaRow, chainSchemas } from "../../../db/schema.js";
 import { budgetMs } from "../deadline.js";
+import { deleteChainRows } from "./delete-rows.js";
 import { holdLease, type Writer } from "./lease.js";
 
 /** The schemas a chain's indexer knows (db/schema.ts chainSchemas). */
@@ -58,19 +59,12 @@ export async function deleteOffRows(db: Db, w: Writer & { batch: number }): Prom
   return transactionWithBudget(db, budgetMs(w), async (tx) => {
     const t = tx as unknown as Db;
     await holdLease(t, w);
-    const [row] = await queryRows<{ n: number }>(
+    return deleteChainRows(
       t,
-      sql`with d as (
-            delete from location_proofs p
-             using (select chain_id, uid from location_proofs
-                     where chain_id = ${w.chainId}
-                       and schema_uid in (select uid from chain_schemas where chain_id = ${w.chainId} and state = 'off')
-                     limit ${w.batch}) s
-             where p.chain_id = s.chain_id and p.uid = s.uid
-            returning 1)
-          select count(*)::int as n from d`,
+      w.chainId,
+      sql`schema_uid in (select uid from chain_schemas where chain_id = ${w.chainId} and state = 'off')`,
+      w.batch,
     );
-    return row?.n ?? 0;
   });
 }
 
