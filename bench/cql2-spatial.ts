@@ -158,7 +158,9 @@ async function main() {
       },
     );
     if (handCount !== matched || compiledCount !== matched)
-      throw new Error(`${name}: the route matched ${matched}, the SQL ${handCount}, the compiled SQL ${compiledCount}`);
+      throw new Error(
+        `${name}: the route matched ${matched}, the SQL ${handCount}, the compiled SQL ${compiledCount}`,
+      );
     console.log(
       `${name.padEnd(22)} route p50 ${http!.toFixed(2).padStart(7)} ms (its ${recorded.statements.length} statements replayed: ${itsSql!.toFixed(2)} ms)   by hand ${hand!.toFixed(2).padStart(7)} ms (2 statements)   ratio ${(http! / hand!).toFixed(2)} (goal ≤ 1.5)   predicate only: compiled ${asCompiled!.toFixed(2).padStart(7)} ms, ratio ${(asCompiled! / hand!).toFixed(2)}   matched ${matched}`,
     );
