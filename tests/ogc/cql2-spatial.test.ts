@@ -1,4 +1,7 @@
+import { sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
+import { cql2Filter } from "../../lib/ogc/cql2/index.js";
 import { appWith, type TestApp } from "../helpers/app.js";
 import { geojsonProof } from "../helpers/geojson-proofs.js";
 
@@ -63,6 +66,7 @@ appWith(rows, (a) => {
 });
 
 const SHAPES_ITEMS = "/api/ogc/collections/location-proof-shapes/items";
+const dialect = new PgDialect();
 const POINT_ITEMS = "/api/ogc/collections/location-proofs/items";
 
 /** The names the shapes collection, or the points one, answers a text filter with. */
@@ -168,6 +172,45 @@ describe("spatial functions on location-proof-shapes: exact, not by bounding box
     const within = { op: "s_within", args: [{ property: "geometry" }, { bbox: [160, -1, -160, 11] }] };
     expect(await shapes(JSON.stringify(within), "cql2-json")).toEqual(["crossing"]);
   });
+});
+
+describe("spatial functions on location-proof-shapes: the GiST index reads tight boxes", () => {
+  // Every predicate but S_DISJOINT reads the shapes through the GiST indexes on `shape` with the literal's box and, for
+  // the shapes across the antimeridian (their partial index), the box of the literal moved by 360°: never the box of
+  // the literal together with its moved copy alone, which spans over 360° and reads much of the table. The exact test is
+  // then run on the rows the boxes leave (it is not the bitmap's recheck condition). Sequential scans are turned off
+  // so that a table this small is read through an index at all.
+  it.each(["S_INTERSECTS", "S_EQUALS", "S_TOUCHES", "S_WITHIN", "S_OVERLAPS", "S_CROSSES", "S_CONTAINS"])(
+    "%s",
+    async (op) => {
+      const where = dialect.sqlToQuery(
+        cql2Filter(`${op}(geometry, POLYGON((-5 -5, 15 -5, 15 35, -5 35, -5 -5)))`, "bounds"),
+      );
+      const plan = await app.db.transaction(async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        const { rows } = (await tx.execute(
+          sql.raw(
+            `explain (format json) select uid from location_proofs where ${where.sql.replace(/\$(\d+)/g, (_, i) => `'${where.params[Number(i) - 1]}'`)}`,
+          ),
+        )) as unknown as { rows: { "QUERY PLAN": unknown }[] };
+        return JSON.stringify(rows[0]!["QUERY PLAN"]);
+      });
+      const indexes = [...plan.matchAll(/"Index Name":"([^"]+)"/g)].map((m) => m[1]);
+      expect(indexes.sort()).toEqual(["location_proofs_crossing_shape_gist", "location_proofs_shape_gist"]);
+      const conditions = [...plan.matchAll(/"Index Cond":"([^"]+)"/g)].map((m) => m[1]!);
+      // Each index condition holds a box as wide as the literal (20°), whatever else it is ANDed with.
+      const boxes = conditions.map((c) => [...c.matchAll(/'([0-9A-F]+)'::geometry/g)].map((m) => m[1]!));
+      expect(boxes.every((b) => b.length > 0)).toBe(true);
+      const { rows } = (await app.db.execute(
+        sql`select max(w)::float8 as width from (select min(ST_XMax(g::geometry) - ST_XMin(g::geometry)) as w
+          from jsonb_array_elements(${JSON.stringify(boxes)}::jsonb) with ordinality c(boxes, n),
+            jsonb_array_elements_text(c.boxes) g group by n) tight`,
+      )) as unknown as { rows: { width: number }[] };
+      expect(rows[0]!.width, JSON.stringify(conditions)).toBe(20);
+      const recheck = [...plan.matchAll(/"Recheck Cond":"([^"]+)"/g)].map((m) => m[1]!);
+      expect(recheck.join(" ")).not.toMatch(/st_/);
+    },
+  );
 });
 
 describe("spatial functions on location-proofs (points)", () => {

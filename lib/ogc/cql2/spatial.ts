@@ -124,11 +124,17 @@ export function unwrappedPredicate(
   const moved = sql`ST_Translate(${lit}, 360, 0)`;
   const plain = sql`${bounds.west} <= ${bounds.east}`;
   const crossing = sql`${bounds.west} > ${bounds.east}`;
+  // Every predicate but S_DISJOINT implies that the shape meets the literal (S_EQUALS, S_TOUCHES, S_WITHIN,
+  // S_OVERLAPS, S_CROSSES and S_CONTAINS are false where the two are apart, and a literal is never empty): a shape
+  // that passes has a box that overlaps the literal's or, crossing, the moved copy's. That prefilter, in front, is
+  // what the GiST index reads (the crossing shapes' own partial index for the moved copy): tight boxes, never the box
+  // of the union (which spans over 360°), and the exact test runs once per row it leaves. It changes no answer: where
+  // the test is true the prefilter is, and where the test is unknown (a null shape) the prefilter is not false.
+  const prefilter = sql`(${shape} && ${lit} or (${crossing} and ${shape} && ${moved}))`;
   if (op === "s_intersects" || op === "s_disjoint") {
-    // Two indexed tests rather than one against the union: the GiST index serves each with a tight box.
-    const intersects = sql`((${plain} and ST_Intersects(${shape}, ${lit})) or (${crossing} and (ST_Intersects(${shape}, ${lit}) or ST_Intersects(${shape}, ${moved}))))`;
+    const intersects = sql`(${prefilter} and ((${plain} and ST_Intersects(${shape}, ${lit})) or (${crossing} and (ST_Intersects(${shape}, ${lit}) or ST_Intersects(${shape}, ${moved})))))`;
     return op === "s_intersects" ? intersects : sql`(not ${intersects})`;
   }
   const fn = sql.raw(ST_FUNCTION[op]);
-  return sql`((${plain} and ${fn}(${shape}, ${lit})) or (${crossing} and ${fn}(${shape}, ST_Union(${lit}, ${moved}))))`;
+  return sql`(${prefilter} and ((${plain} and ${fn}(${shape}, ${lit})) or (${crossing} and ${fn}(${shape}, ST_Union(${lit}, ${moved})))))`;
 }
