@@ -18,8 +18,7 @@ const ZSTD_LEVEL = (zlib.constants as Record<string, number>).ZSTD_c_compression
  * standard Parquet codecs every reader named in docs/downloads.md reads; the JavaScript Snappy was the writer's
  * largest single cost.
  */
-export const PARQUET_CODEC: "ZSTD" | "SNAPPY" =
-  process.env.LPQS_PARQUET_CODEC === "SNAPPY" || !zstd ? "SNAPPY" : "ZSTD";
+export const PARQUET_CODEC: "ZSTD" | "SNAPPY" = zstd ? "ZSTD" : "SNAPPY";
 const COMPRESSION =
   PARQUET_CODEC === "ZSTD" && zstd && ZSTD_LEVEL !== undefined
     ? {

@@ -23,6 +23,11 @@ const { appendix } = DEVNET_SCHEMA_UIDS;
 let devnet: Devnet;
 let app: TestApp;
 
+beforeAll(async () => {
+  ({ devnet, app } = await syncedDevnetWithCopies({ count: SYNTHETIC, uidPrefix: "ee" }));
+}, 120_000);
+endAfterAll(() => [app, devnet]);
+
 const sync = async (env: Record<string, string> = {}) =>
   (
     await syncService(app, {
@@ -40,11 +45,6 @@ const counted = async () => {
   );
   return row!;
 };
-
-beforeAll(async () => {
-  ({ devnet, app } = await syncedDevnetWithCopies({ count: SYNTHETIC, uidPrefix: "ee" }));
-}, 120_000);
-endAfterAll(() => [app, devnet]);
 
 describe("a denied schema's rows go in batches across runs", () => {
   it("each run deletes one batch, counts stay exact, status shows the rest, other schemas keep being indexed", async () => {
