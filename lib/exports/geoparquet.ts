@@ -18,9 +18,8 @@ const ZSTD_LEVEL = (zlib.constants as Record<string, number>).ZSTD_c_compression
  * standard Parquet codecs every reader named in docs/downloads.md reads; the JavaScript Snappy was the writer's
  * largest single cost.
  */
-export const PARQUET_CODEC: "ZSTD" | "SNAPPY" = zstd ? "ZSTD" : "SNAPPY";
 const COMPRESSION =
-  PARQUET_CODEC === "ZSTD" && zstd && ZSTD_LEVEL !== undefined
+  zstd && ZSTD_LEVEL !== undefined
     ? {
         codec: "ZSTD" as const,
         compressors: {
