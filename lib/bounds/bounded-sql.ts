@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { SUBQUERY_FENCE } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofProperty, proofProperty } from "../proofs/properties.js";
 import { renderedOnce as once } from "../proofs/sql-once.js";
@@ -55,14 +56,6 @@ const BOUNDS: Bound[] = [
 ];
 const BY_NAME = new Map(BOUNDS.map((b) => [b.name, b]));
 
-/** Whether a list cuts any value of the row. */
-export const ANY_CUT: SQL = once(
-  sql`(${sql.join(
-    BOUNDS.map((b) => b.over),
-    sql` or `,
-  )})`,
-);
-
 /** A property's value as a list carries it: bounded, or its catalogue source when it has no bound. */
 export const listSource = (q: Pick<ProofProperty, "name" | "source">): SQL =>
   BY_NAME.get(q.name)?.value ?? q.source;
@@ -74,13 +67,14 @@ export const listGeometry: SQL = BY_NAME.get("geometry")!.value;
 const literal = (text: string): SQL => sql.raw(`'${text.replaceAll("'", "''")}'`);
 
 /**
- * The marker of a row a list cut: `{"fields": [the names of the cut values], "href": <path of the full record>}`,
- * the path being `href` followed by the uid (relative to the service's origin). Only meaningful where ANY_CUT holds.
+ * The marker of a row a list cut, null for a row it did not: `{"fields": [the names of the cut values], "href":
+ * <path of the full record>}`, the path being `href` followed by the uid (relative to the service's origin). The
+ * names are listed once and counted (SUBQUERY_FENCE keeps the planner from copying the list into each use).
  */
 export const truncatedMarker = (href: string): SQL =>
   once(
-    sql`json_build_object('fields', array_to_json(array_remove(array[${sql.join(
+    sql`(select case when cardinality(a) > 0 then json_build_object('fields', array_to_json(a), 'href', ${literal(href)} || ${p.uid}) end from (select array_remove(array[${sql.join(
       BOUNDS.map((b) => sql`case when ${b.over} then ${literal(b.name)} end`),
       sql`, `,
-    )}]::text[], null)), 'href', ${literal(href)} || ${p.uid})`,
+    )}]::text[], null) as a ${SUBQUERY_FENCE}) c)`,
   );

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { SUBQUERY_FENCE } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
-import { ANY_CUT, listGeometry, listSource, truncatedMarker } from "../bounds/bounded-sql.js";
+import { listGeometry, listSource, truncatedMarker } from "../bounds/bounded-sql.js";
 import {
   numberArraySql,
   OGC_PROPERTIES,
@@ -73,18 +73,19 @@ const RECORD_MEMBERS = membersOf(PROOF_PROPERTIES);
 const OGC_MEMBERS = membersOf(OGC_PROPERTIES);
 
 /**
- * The members as a list carries them (lib/bounds/): each value within its bound, then `truncated`, the marker naming
- * the values cut and where the full record is (`href`, the uid appended). Only for a row whose values a list cuts
- * (ANY_CUT): every other row is written as the record by uid is, without the marker.
+ * An object of the members as a list carries them (lib/bounds/): each value within its bound (a value within it is
+ * the value itself), then `distance` when given, then, only in a row the list cut, `truncated`: the marker naming
+ * the values cut and where the full record is (`href`, the uid appended). One object, the marker spliced into its
+ * text where there is one: a row is written once, whether or not a value was cut.
  */
-const boundedMembersOf = (members: readonly ProofProperty[], href: string): SQL =>
-  once(
-    sql`${membersOf(members.map((q) => ({ name: q.name, source: listSource(q) })))}, ${truncatedMarker(href)} as "truncated"`,
+function boundedObjectOf(members: readonly ProofProperty[], href: string): (distance?: SQL) => SQL {
+  const bounded = membersOf(members.map((q) => ({ name: q.name, source: listSource(q) })));
+  const head = once(
+    sql`(select case when m is null then o else (left(o::text, -1) || ',"truncated":' || m::text || '}')::json end from (select `,
   );
-
-/** An object of `plain` members, or of `bounded` ones where the row has a value a list cuts. */
-const boundedObject = (plain: SQL, bounded: SQL, distance?: SQL): SQL =>
-  sql`(case when ${ANY_CUT} then ${objectOf(bounded, distance)} else ${objectOf(plain, distance)} end)`;
+  const tail = once(sql` as o, ${truncatedMarker(href)} as m ${SUBQUERY_FENCE}) x)`);
+  return (distance) => sql`${head}${objectOf(bounded, distance)}${tail}`;
+}
 
 /** The native record (serializeProof), as text. */
 export const recordJson: RowJson = rowJson((distance) => sql`${objectOf(RECORD_MEMBERS, distance)}::text`);
@@ -94,8 +95,8 @@ export const recordJson: RowJson = rowJson((distance) => sql`${objectOf(RECORD_M
  * cut marked `truncated`, pointing at `href` + uid (the record by uid, whole).
  */
 export function recordListJson(href: string): RowJson {
-  const bounded = boundedMembersOf(PROOF_PROPERTIES, href);
-  return rowJson((distance) => sql`${boundedObject(RECORD_MEMBERS, bounded, distance)}::text`);
+  const object = boundedObjectOf(PROOF_PROPERTIES, href);
+  return rowJson((distance) => sql`${object(distance)}::text`);
 }
 
 /**
@@ -171,23 +172,17 @@ export const shapeFeatureFgJson: RowJson = shapeFeature(true);
  * its properties, pointing at `href` + uid (the feature by id, whole). Every other feature is written as by id.
  */
 export function featureListJson(collection: "point" | "shape", jsonfg: boolean, href: string): RowJson {
-  const members = boundedMembersOf(OGC_PROPERTIES, href);
-  const properties = (distance?: SQL) => objectOf(members, distance);
+  const properties = boundedObjectOf(OGC_PROPERTIES, href);
   if (collection === "point") {
-    const plain = featureOf(point, undefined, jsonfg);
-    const cut = featureOf(point, undefined, jsonfg, properties);
-    return rowJson(
-      (distance) => sql`(case when ${ANY_CUT} then ${cut(distance)} else ${plain(distance)} end)::text`,
-    );
+    const feature = featureOf(point, undefined, jsonfg, properties);
+    return rowJson((distance) => sql`${feature(distance)}::text`);
   }
-  const bbox = numberArraySql(bounds);
-  const [withBbox, alone] = [featureOf(shape, bbox, jsonfg), featureOf(shape, undefined, jsonfg)];
-  const [cutWithBbox, cutAlone] = [
-    featureOf(listGeometry, bbox, jsonfg, properties),
+  const [withBbox, alone] = [
+    featureOf(listGeometry, numberArraySql(bounds), jsonfg, properties),
     featureOf(listGeometry, undefined, jsonfg, properties),
   ];
   return rowJson(
     (distance) =>
-      sql`(case when ${ANY_CUT} then (case when ${hasBboxMember} then ${cutWithBbox(distance)} else ${cutAlone(distance)} end) when ${hasBboxMember} then ${withBbox(distance)} else ${alone(distance)} end)::text`,
+      sql`(case when ${hasBboxMember} then ${withBbox(distance)} else ${alone(distance)} end)::text`,
   );
 }

@@ -79,8 +79,15 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
   // (Parts of a located-first order always hold a condition: the box, the interval, or their absence.)
   const selective = (part: number) =>
     counts[part]! <= SMALL_RESULT && (parts.length > 1 || where !== undefined);
+  const uses = parts.map((part, i) => indexUse(part, selective(i)));
+  // A part of few matches found through the representative point's index (a small box on the OGC location-proofs
+  // collection): its page's keys are sorted from that index alone, which holds them, and the rows read after.
+  const keysFirst = parts.map(
+    (part, i) =>
+      selective(i) && part.bboxOn === "point" && part.bbox !== undefined && uses[i]!.bbox !== false,
+  );
   const wheres = parts.map((part, i) => {
-    const use = indexUse(part, selective(i));
+    const use = uses[i]!;
     return parts.length === 1 && use.bbox !== false && use.times !== false && use.near !== false
       ? where
       : whereClause(part, use);
@@ -168,7 +175,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
         where: wheres[part],
         orderBy: orderBy(page, { avoidIndex }),
         limit: wanted - rows.length,
-        ...(skip ? { offset: skip, keysFirst: true } : {}),
+        ...(skip ? { offset: skip, keysFirst: true } : keysFirst[part] ? { keysFirst: true } : {}),
       });
     }
   } else {
@@ -190,6 +197,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
           where: and(wheres[part], segment.where),
           orderBy: segment.orderBy,
           limit: wanted - rows.length,
+          ...(keysFirst[part] ? { keysFirst: true } : {}),
         });
       }
     }

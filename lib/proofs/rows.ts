@@ -70,10 +70,11 @@ export type RowsQuery = {
    */
   snapshot?: boolean;
   /**
-   * With `offset`: page the sort keys first, and read the columns (or write the JSON) only for the page's rows.
-   * PostgreSQL computes a statement's select list below its LIMIT, so a deep OFFSET built the JSON of every row it
-   * skipped, and ran out of its time budget; the keys alone are read from the order index (without visiting the
-   * table where the filter allows: an index-only scan), and the page's rows are then found by primary key.
+   * Page the sort keys first, and read the columns (or write the JSON) only for the page's rows, found by primary
+   * key. With `offset`: PostgreSQL computes a statement's select list below its LIMIT, so a deep OFFSET built the
+   * JSON of every row it skipped, and ran out of its time budget; the keys alone are read from the order index. For
+   * a small box on the representative point: the matches' keys are sorted from the point's index. Either way
+   * without visiting the table where the filter allows (an index-only scan).
    */
   keysFirst?: boolean;
   /**
@@ -114,7 +115,7 @@ const KEY_LIST = renderedOnce(sql`${p.chainId}, ${p.uid}`);
  * the page (the same query over the keys alone), in the same order.
  */
 const rest = (q: RowsQuery): SQL =>
-  q.keysFirst && q.offset
+  q.keysFirst
     ? sql` where ${KEY} in (select ${KEY_LIST} from ${PROOFS}${clauses(q)}) order by ${sql.join(q.orderBy, sql`, `)}`
     : clauses(q);
 

@@ -51,11 +51,28 @@ describe("unindexed (coalesce(x, x))", () => {
   it("a point collection's box tests the point without the longitude and latitude btrees", async () => {
     const where = whereClause({ bbox: CITY, bboxOn: "point" });
     const steered = await explain(select(where), ["enable_seqscan"]);
-    expect(steered).toMatch(uses("location_proofs_bounds_gist"));
+    expect(steered).toMatch(uses("location_proofs_point_gist"));
     expect(steered).not.toMatch(/location_proofs_(longitude|latitude)_idx/);
     const plain = sql`${p.longitude} between ${CITY.minLon}::float8 and ${CITY.maxLon}::float8`;
-    const control = await explain(select(sql`${where} and ${plain}`), ["enable_seqscan"]);
+    const control = await explain(select(plain), ["enable_seqscan"]);
     expect(control).toMatch(/location_proofs_longitude_idx/);
+  });
+
+  it("a small box's page on the point collection sorts its keys from the point's index alone (keysFirst)", async () => {
+    // The visibility map lets an index-only scan skip the table (autovacuum would set it on a real table).
+    await app.db.execute(sql`vacuum analyze ${p}`);
+    // As the OGC collection reads it: revoked proofs included (a filter on `revoked` would need the table).
+    const where = sql`${whereClause({ bbox: CITY, bboxOn: "point", includeRevoked: true })} and ${p.eventTimestamp} is not null`;
+    const keys = sql`select ${p.chainId}, ${p.uid} from ${p} where ${where} order by ${sql.join(orderBy(orderKeys(), { avoidIndex: true }), sql`, `)} limit 11`;
+    const plan = await explain(keys, ["enable_seqscan", "enable_bitmapscan"]);
+    expect(plan).toMatch(/Index Only Scan using location_proofs_point_gist/);
+    // The control: the bounds' index (the point collection's before) cannot answer the keys without the table.
+    const bounds = sql`${whereClause({ bbox: CITY, includeRevoked: true })} and ${p.eventTimestamp} is not null`;
+    const control = await explain(
+      sql`select ${p.chainId}, ${p.uid} from ${p} where ${bounds} order by ${sql.join(orderBy(orderKeys(), { avoidIndex: true }), sql`, `)} limit 11`,
+      ["enable_seqscan", "enable_bitmapscan"],
+    );
+    expect(control).not.toMatch(/Index Only Scan/);
   });
 
   it("an unindexed time interval is only a filter on the rows the order's index finds", async () => {
