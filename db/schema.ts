@@ -37,27 +37,15 @@ export const boundsBox = (t: Bounds) =>
   sql`box(point(${t.minLon}, ${t.minLat}), point(case when ${t.minLon} > ${t.maxLon} then ${t.maxLon} + 360 else ${t.maxLon} end, ${t.maxLat}))`;
 
 /**
- * The representative point as a PostgreSQL `point`, each coordinate within INDEX_SNAP of zero taken as zero: the
- * expression of the GiST index that a bbox on the OGC location-proofs collection (whose features are that point)
- * reads, created by migration 0008 and not declared below because Drizzle cannot write its INCLUDE list. The index
- * also holds the order's keys and the coordinates, so the page of a small box sorts its matches from the index alone
- * and reads the table for the page's rows only (lib/proofs/query.ts, keysFirst). Null for a proof without
- * coordinates.
- *
- * Why the snap: GiST's box arithmetic multiplies extents with an underflow check, and points at subnormal distances
- * from zero (an attested 1e-320 is valid GeoJSON) make an insert fail with "value out of range: underflow", which
- * would stop the sync. Snapped, every non-zero extent is at least the spacing of doubles near INDEX_SNAP, whose
- * products stay far from underflow. The snap is monotone, so a box whose edges are snapped alike finds every point
- * the exact box holds, and the exact test of the coordinates decides (lib/proofs/filter.ts).
+ * The representative point as a PostgreSQL `point`: the expression of the GiST index that a bbox on the OGC
+ * location-proofs collection (whose features are that point) reads, created by migration 0008 and not declared
+ * below because Drizzle cannot write its INCLUDE list. The index also holds the order's keys and the coordinates, so
+ * the page of a small box sorts its matches from the index alone and reads the table for the page's rows only
+ * (lib/proofs/query.ts, keysFirst). Null for a proof without coordinates. Like the bounds' indexes, it relies on
+ * the stored coordinates being snapped near zero (lib/location/columns.ts says why).
  */
 export const representativePoint = (t: { longitude: AnyPgColumn; latitude: AnyPgColumn }) =>
-  sql`point(${snappedSql(t.longitude)}, ${snappedSql(t.latitude)})`;
-
-/** Coordinates within this of zero are zero in the representative point's index (representativePoint). */
-export const INDEX_SNAP = 1e-100;
-const snappedSql = (x: AnyPgColumn) => sql`(case when abs(${x}) < 1e-100 then 0 else ${x} end)`;
-/** A coordinate as the representative point's index holds it (representativePoint). */
-export const snapped = (x: number): number => (Math.abs(x) < INDEX_SNAP ? 0 : x);
+  sql`point(${t.longitude}, ${t.latitude})`;
 
 /**
  * The bounds lie within one cell of the 1° grid (whole-degree lines; west ≤ east, so not across the antimeridian):

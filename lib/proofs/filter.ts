@@ -1,12 +1,6 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { unindexed, unindexedBox } from "../../db/index-steering.js";
-import {
-  boundsBox,
-  locationProofs as p,
-  representativePoint,
-  snapped,
-  spanningBoundsBox,
-} from "../../db/schema.js";
+import { boundsBox, locationProofs as p, representativePoint, spanningBoundsBox } from "../../db/schema.js";
 import { circleBox, coversSphere, type Near, withinDistance } from "./near.js";
 import { sqlTimestamp } from "./timestamps.js";
 
@@ -151,26 +145,22 @@ export function spanningBoundsIntersect(b: Bbox): SQL {
 }
 
 /**
- * The representative point lies in the box (edges included): the point's GiST index (db/schema.ts,
- * representativePoint) finds the candidates, the box's edges snapped as the index's points are, and the
- * coordinates decide. The index holds the order's keys and the coordinates, so a small box's page sorts its
+ * The representative point lies in the box (edges included), through the point's GiST index (db/schema.ts,
+ * representativePoint): exact, and it holds the order's keys and the coordinates, so a small box's page sorts its
  * matches without reading the table (lib/proofs/query.ts). A box across the antimeridian is its two halves.
  */
 function pointInside(b: Bbox): SQL {
-  const candidates =
-    b.minLon <= b.maxLon
-      ? pointInBox(b.minLon, b.minLat, b.maxLon, b.maxLat)
-      : sql`(${pointInBox(b.minLon, b.minLat, 180, b.maxLat)} or ${pointInBox(-180, b.minLat, b.maxLon, b.maxLat)})`;
-  return sql`(${candidates} and ${pointCoordinatesIn(b)})`;
+  if (b.minLon <= b.maxLon) return pointInBox(b.minLon, b.minLat, b.maxLon, b.maxLat);
+  return sql`(${pointInBox(b.minLon, b.minLat, 180, b.maxLat)} or ${pointInBox(-180, b.minLat, b.maxLon, b.maxLat)})`;
 }
 
 const POINT = representativePoint(p);
 const pointInBox = (minLon: number, minLat: number, maxLon: number, maxLat: number): SQL =>
-  sql`${POINT} <@ box(point(${snapped(minLon)}::float8, ${snapped(minLat)}::float8), point(${snapped(maxLon)}::float8, ${snapped(maxLat)}::float8))`;
+  sql`${POINT} <@ box(point(${minLon}::float8, ${minLat}::float8), point(${maxLon}::float8, ${maxLat}::float8))`;
 
 /**
- * The representative point's coordinates lie in the box, as a test of rows another condition found (the point's
- * index, pointInside; a bbox count's cell strips, lib/proofs/cell-totals.ts): written over coalesce(x, x), which the longitude and latitude btrees
+ * The representative point's coordinates lie in the box, as a test of rows another condition found (a bbox count's
+ * cell strips, lib/proofs/cell-totals.ts): written over coalesce(x, x), which the longitude and latitude btrees
  * (there for sortby) cannot serve — else the planner, trusting its flat estimate for the GiST condition, ANDs in a
  * btree range over a whole continent's longitudes. Not `wrapped`, on the plain
  * columns: the whole test of a page that walks its order's index (bboxCondition unindexed), where the columns'
