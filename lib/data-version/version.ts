@@ -5,6 +5,8 @@ import { type Db, getDb, queryRows } from "../../db/client.js";
 import { CHAIN_DEFINITIONS } from "../chains/registry.js";
 import { baseUrl } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
+import { withSnapshotIfAny } from "../proofs/remembered.js";
+import { SNAPSHOT_TEXT } from "../proofs/rows.js";
 import { canonicalPath } from "../v0/paths.js";
 import { VERSION } from "../version.js";
 
@@ -31,6 +33,12 @@ export type DataVersion = {
   /** the scope's last change and the database's clock, in seconds since the epoch */
   changedAt: number | undefined;
   now: number;
+  /**
+   * The MVCC snapshot the version was read under, and the handle it was read with (absent on a server without
+   * pg_current_snapshot()): read before the request's rows, it is a valid key of the remembered counts
+   * (lib/proofs/count.ts), which then need no statement of their own to check one.
+   */
+  read?: { db: Db; snapshot: string };
 };
 
 /** Writers the triggers do not cover (an off-chain publication): moves the versions of `chainIds` (0: no chain). */
@@ -42,19 +50,27 @@ export async function bumpDataVersion(db: Db, chainIds: readonly number[] = [0])
   await db.execute(sql`select bump_data_version(array[${list}]::int[])`);
 }
 
-/** The version of a scope (one chain and chain 0, or everything when `chainId` is undefined): one statement. */
+/**
+ * The version of a scope (one chain and chain 0, or everything when `chainId` is undefined), and the snapshot it was
+ * read under (DataVersion.read): one statement.
+ */
 export async function readDataVersion(db: Db, chainId?: number): Promise<DataVersion> {
   const where = chainId === undefined ? sql`` : sql`where chain_id in (0, ${chainId}::int)`;
-  const [row] = await queryRows<{ version: string | null; changed: number | null; now: number }>(
-    db,
-    sql`select coalesce(sum(version), 0)::text as version, extract(epoch from max(changed_at))::float8 as changed,
-               extract(epoch from now())::float8 as now
+  type Row = { version: string | null; changed: number | null; now: number; snapshot?: string };
+  const row = await withSnapshotIfAny(db, async (snapshot) => {
+    const [found] = await queryRows<Row>(
+      db,
+      sql`select coalesce(sum(version), 0)::text as version, extract(epoch from max(changed_at))::float8 as changed,
+               extract(epoch from now())::float8 as now${snapshot ? sql`, (select ${SNAPSHOT_TEXT}) as snapshot` : sql``}
           from data_versions ${where}`,
-  );
+    );
+    return found;
+  });
   return {
     version: row?.version ?? "0",
     changedAt: row?.changed == null ? undefined : Number(row.changed),
     now: Number(row?.now ?? Date.now() / 1000),
+    ...(row?.snapshot ? { read: { db, snapshot: row.snapshot } } : {}),
   };
 }
 
@@ -80,6 +96,12 @@ export const withDataVersion = <T>(version: DataVersion, work: () => Promise<T>)
 
 /** The version the current request read before its rows, or undefined outside a versioned request. */
 export const requestDataVersion = (): DataVersion | undefined => current.getStore();
+
+/** The snapshot the current request's version was read under, when it was read with `db` (DataVersion.read). */
+export function requestSnapshot(db: Db): string | undefined {
+  const read = current.getStore()?.read;
+  return read?.db === db ? read.snapshot : undefined;
+}
 
 /**
  * The resource an ETag holds for: its own URL only (so a bad request is never a 304 of another URL's ETag). An alias

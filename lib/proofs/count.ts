@@ -2,6 +2,7 @@ import { count, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
+import { requestSnapshot } from "../data-version/version.js";
 import { type ProofFilter, whereClause } from "./filter.js";
 import { readSnapshot, rememberedPerDb } from "./remembered.js";
 import type { Located } from "./sort.js";
@@ -129,8 +130,9 @@ export function createCountCache(maxEntries = 500) {
 
   /**
    * The exact count of each of the filter's parts (countParts), in their order. `read`: a snapshot the caller read
-   * in a statement of its own just before (a page's, RowsQuery.snapshot). Any snapshot read before the count's
-   * statements is a valid key, so this one spares a statement.
+   * in a statement of its own just before (a page's, RowsQuery.snapshot); else the one the request's data version
+   * was read under, from the same handle (lib/data-version/version.ts). Any snapshot read before the count's
+   * statements is a valid key, so either spares a statement.
    */
   async function partCounts(
     db: Db,
@@ -138,7 +140,7 @@ export function createCountCache(maxEntries = 500) {
     where = whereClause(filter),
     read?: string,
   ): Promise<number[]> {
-    const snapshot = read ?? (await readSnapshot(db))?.snapshot;
+    const snapshot = read ?? requestSnapshot(db) ?? (await readSnapshot(db))?.snapshot;
     if (snapshot === undefined) return countMatches(db, filter, where);
     const key = keyOf(filter, where);
     const hit = counts.get(db, key);

@@ -17,6 +17,22 @@ const isUndefinedFunction = (error: unknown) => databaseErrorOf(error)?.code ===
 /** The database handles whose server has no pg_current_snapshot(). */
 const withoutSnapshots = new WeakSet<Db>();
 
+/**
+ * Runs `read` with the snapshot asked for (`true`) unless the server is known to lack pg_current_snapshot(); a
+ * server that answers it does not is remembered as such, and `read` runs again without it. For a statement that
+ * reads the snapshot beside its own work (the data version's: lib/data-version/version.ts).
+ */
+export async function withSnapshotIfAny<T>(db: Db, read: (snapshot: boolean) => Promise<T>): Promise<T> {
+  if (withoutSnapshots.has(db)) return read(false);
+  try {
+    return await read(true);
+  } catch (error) {
+    if (!isUndefinedFunction(error)) throw error;
+    withoutSnapshots.add(db);
+    return read(false);
+  }
+}
+
 /** The database's snapshot now, and whether `until` (a timestamptz as PostgreSQL writes it) is still ahead of now. */
 export type SnapshotNow = { snapshot: string; before: boolean };
 

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readDataVersion, withDataVersion } from "../../lib/data-version/version.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { countProofs, createCountCache } from "../../lib/proofs/count.js";
 import { type ProofFilter, whereClause } from "../../lib/proofs/filter.js";
@@ -168,6 +169,10 @@ describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL befo
           bbox: { minLon: 0, minLat: 0, maxLon: 20, maxLat: 60 },
         }),
       );
+      // The data version is read without the snapshot beside it (the server said it has none).
+      const version = await readDataVersion(app.db);
+      expect(version.version).toMatch(/^\d+$/);
+      expect(version.read).toBeUndefined();
     } finally {
       await app.db.execute(sql`reset search_path`);
       await app.db.execute(sql`drop function public.pg_current_snapshot()`);
@@ -212,5 +217,36 @@ describe.skipIf(usingPostgres())("the statements of a page and its count", () =>
     expect(await statementsOf()).toBe(2);
     // ... which is the snapshot the next page reads, so the recount is remembered.
     expect(await statementsOf()).toBe(1);
+  });
+
+  it("of an empty result are the data version's alone once remembered: its snapshot keys the count", async () => {
+    let statements = 0;
+    const db = new Proxy(app.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if ((key !== "execute" && key !== "select") || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          statements++;
+          return value.apply(target, args);
+        };
+      },
+    });
+    // No proof has this prover: no page statement, the count alone decides.
+    const filter: ProofFilter = { prover: `0x${"de".repeat(20)}` };
+    const request = async () => {
+      statements = 0;
+      const version = await readDataVersion(db);
+      const { total } = await withDataVersion(version, () => pageAndCount(db, plan(filter, { limit: 3 })));
+      expect(total).toBe(0);
+      return statements;
+    };
+    // The version (which reads the snapshot beside it), then the count keyed by that snapshot.
+    expect(await request()).toBe(2);
+    // Remembered under the same snapshot: the version's statement alone.
+    expect(await request()).toBe(1);
+    // Outside a versioned request the count reads the snapshot in a statement of its own.
+    statements = 0;
+    await pageAndCount(db, plan(filter, { limit: 3 }));
+    expect(statements).toBe(1);
   });
 });
