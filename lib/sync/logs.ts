@@ -15,12 +15,22 @@ import {
   registeredEvent,
   registeredEventV1,
   revokedEvent,
+  revokedOffchainEvent,
+  timestampedEvent,
 } from "../chains/eas-abi.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
 
 export type EasEvent = {
-  kind: "Attested" | "Revoked";
+  /**
+   * Attested and Revoked: an on-chain attestation's. RevokedOffchain and Timestamped: an off-chain attestation's uid
+   * (lib/offchain/chain-events.ts), read by the chain's own stream only; their schemaUid is empty (they carry none).
+   */
+  kind: "Attested" | "Revoked" | "RevokedOffchain" | "Timestamped";
   uid: Hex;
+  /** RevokedOffchain: who revoked (lowercase) */
+  revoker?: Hex;
+  /** RevokedOffchain and Timestamped: the event's timestamp (seconds) */
+  timestamp?: bigint;
   /** topic 3: the attestation's schema */
   schemaUid: Hex;
   blockNumber: number;
@@ -33,6 +43,8 @@ const ATTESTED = toEventSelector(attestedEvent);
 const REVOKED = toEventSelector(revokedEvent);
 const REGISTERED = toEventSelector(registeredEvent);
 const REGISTERED_V1 = toEventSelector(registeredEventV1);
+const REVOKED_OFFCHAIN = toEventSelector(revokedOffchainEvent);
+const TIMESTAMPED = toEventSelector(timestampedEvent);
 
 export type RawLog = {
   address: Hex;
@@ -59,18 +71,42 @@ const RATE_LIMIT = /rate.?limit|too many requests/i;
  */
 export async function getEasLogs(
   client: ChainClient,
-  args: { eas: Address; schemaUids: readonly Hex[]; fromBlock: number; toBlock: number },
+  args: {
+    eas: Address;
+    schemaUids: readonly Hex[];
+    fromBlock: number;
+    toBlock: number;
+    /** also EAS's off-chain events (RevokedOffchain, Timestamped): the chain's own stream reads them */
+    offchain?: boolean;
+  },
   tail?: TailLogs,
 ): Promise<{ events: EasEvent[]; toBlock: number; refused: boolean }> {
   const cached = fromTail(tail, args);
   if (cached) return { events: parseLogs(cached, args), toBlock: args.toBlock, refused: false };
-  const got = await getLogsAdaptive(client, {
+  const got = args.schemaUids.length
+    ? await getLogsAdaptive(client, {
+        address: args.eas,
+        topics: [[ATTESTED, REVOKED], null, null, [...args.schemaUids]],
+        fromBlock: args.fromBlock,
+        toBlock: args.toBlock,
+      })
+    : { logs: [], toBlock: args.toBlock, refused: false };
+  if (!args.offchain)
+    return { events: parseLogs(got.logs, args), toBlock: got.toBlock, refused: got.refused };
+  // The off-chain events carry no schema (topic 3 is RevokedOffchain's timestamp; Timestamped has none), so the
+  // schema-filtered request cannot hold them: one more request over the range the first one covered. (A run near the
+  // head reads them in its one request over both contracts: getTailLogs.)
+  const more = await getLogsAdaptive(client, {
     address: args.eas,
-    topics: [[ATTESTED, REVOKED], null, null, [...args.schemaUids]],
+    topics: [[REVOKED_OFFCHAIN, TIMESTAMPED]],
     fromBlock: args.fromBlock,
-    toBlock: args.toBlock,
+    toBlock: got.toBlock,
   });
-  return { events: parseLogs(got.logs, args), toBlock: got.toBlock, refused: got.refused };
+  return {
+    events: parseLogs([...got.logs, ...more.logs], args),
+    toBlock: more.toBlock,
+    refused: got.refused || more.refused,
+  };
 }
 
 export type RegisteredEvent = { uid: Hex; blockNumber: number; blockHash: Hex };
@@ -127,7 +163,7 @@ export async function getTailLogs(
 ): Promise<TailLogs> {
   const got = await getLogsAdaptive(client, {
     address: [args.registry, args.eas],
-    topics: [[REGISTERED, REGISTERED_V1, ATTESTED, REVOKED]],
+    topics: [[REGISTERED, REGISTERED_V1, ATTESTED, REVOKED, REVOKED_OFFCHAIN, TIMESTAMPED]],
     fromBlock: args.fromBlock,
     toBlock: args.toBlock,
   });
@@ -221,12 +257,21 @@ function errorText(error: unknown): string {
   return [e.message, e.details, e.cause?.message].filter(Boolean).join(" ");
 }
 
-function parseLogs(raw: RawLog[], args: { eas: Address; schemaUids: readonly Hex[] }): EasEvent[] {
+function parseLogs(
+  raw: RawLog[],
+  args: { eas: Address; schemaUids: readonly Hex[]; offchain?: boolean },
+): EasEvent[] {
   const events: EasEvent[] = [];
   const schemas = new Set(args.schemaUids.map((u) => u.toLowerCase()));
   for (const log of raw) {
     // Defensive: a provider that ignores part of the filter must not inject foreign events.
     if (log.removed || log.address.toLowerCase() !== args.eas.toLowerCase()) continue;
+    const topic0 = log.topics[0]?.toLowerCase();
+    if (topic0 === REVOKED_OFFCHAIN || topic0 === TIMESTAMPED) {
+      const offchain = args.offchain ? offchainEvent(log, topic0 === REVOKED_OFFCHAIN) : undefined;
+      if (offchain) events.push(offchain);
+      continue;
+    }
     const schemaUid = log.topics[3]?.toLowerCase();
     if (!schemaUid || !schemas.has(schemaUid)) continue;
     if (
@@ -250,4 +295,34 @@ function parseLogs(raw: RawLog[], args: { eas: Address; schemaUids: readonly Hex
     });
   }
   return events.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+}
+
+/**
+ * An off-chain event as read from its topics (every argument is indexed): RevokedOffchain(revoker, data, timestamp),
+ * Timestamped(data, timestamp). Undefined for a pending log or one whose topics are not the event's.
+ */
+function offchainEvent(log: RawLog, revoked: boolean): EasEvent | undefined {
+  if (
+    log.blockNumber === null ||
+    log.blockHash === null ||
+    log.transactionHash === null ||
+    log.logIndex === null ||
+    log.topics.length !== (revoked ? 4 : 3)
+  ) {
+    return undefined;
+  }
+  const [, first, second, third] = log.topics;
+  const uid = (revoked ? second : first)!.toLowerCase() as Hex;
+  const timestamp = hexToBigInt((revoked ? third : second)!);
+  return {
+    kind: revoked ? "RevokedOffchain" : "Timestamped",
+    uid,
+    ...(revoked ? { revoker: `0x${first!.slice(-40).toLowerCase()}` as Hex } : {}),
+    timestamp,
+    schemaUid: "0x" as Hex,
+    blockNumber: Number(hexToBigInt(log.blockNumber)),
+    blockHash: log.blockHash.toLowerCase() as Hex,
+    txHash: log.transactionHash.toLowerCase() as Hex,
+    logIndex: Number(hexToBigInt(log.logIndex)),
+  };
 }
