@@ -5,8 +5,9 @@ import type { EasEvent } from "../sync/logs.js";
 /*
  * What each chain says about off-chain attestations: EAS's `RevokedOffchain(revoker, data, timestamp)` (the attester
  * revoked the uid) and `Timestamped(data, timestamp)` (someone recorded that the uid existed by then). The sync
- * engine reads them in the chain's own stream (lib/sync/logs.ts, stream.ts) and stores them with their block
- * (offchain_chain_events, db/schema.ts) in the batch's transaction; a reorg's rewind deletes those of orphaned
+ * engine reads them in schema discovery's eth_getLogs requests (lib/sync/logs.ts getRegisteredLogs, or the one
+ * request of a run near the head, getTailLogs), which cover every block of the chain from its start, and stores them
+ * with their block (offchain_chain_events, db/schema.ts) in discovery's commit (lib/sync/store/discovery.ts); a reorg's rewind deletes those of orphaned
  * blocks (lib/sync/store/rewind.ts). After either, and after a publication, the records of the uids concerned are
  * worked out again from the stored events (refreshRecords): a record is revoked when its own attester revoked its
  * uid on the record's chain (anyone may call revokeOffchain, but only the attester's revocation counts), and
@@ -23,9 +24,6 @@ export type OffchainChainEvent = {
   time: Date;
   blockHash: string;
 };
-
-export const isOffchainEvent = (e: EasEvent): boolean =>
-  e.kind === "RevokedOffchain" || e.kind === "Timestamped";
 
 /** A RevokedOffchain or Timestamped log as stored. */
 export function offchainChainEvent(e: EasEvent): OffchainChainEvent {

@@ -23,7 +23,7 @@ import { BlockUnknownError, untilKnown } from "./lag.js";
 export type EasEvent = {
   /**
    * Attested and Revoked: an on-chain attestation's. RevokedOffchain and Timestamped: an off-chain attestation's uid
-   * (lib/offchain/chain-events.ts), read by the chain's own stream only; their schemaUid is empty (they carry none).
+   * (lib/offchain/chain-events.ts), read by discovery (getRegisteredLogs); their schemaUid is empty (they carry none).
    */
   kind: "Attested" | "Revoked" | "RevokedOffchain" | "Timestamped";
   uid: Hex;
@@ -71,68 +71,57 @@ const RATE_LIMIT = /rate.?limit|too many requests/i;
  */
 export async function getEasLogs(
   client: ChainClient,
-  args: {
-    eas: Address;
-    schemaUids: readonly Hex[];
-    fromBlock: number;
-    toBlock: number;
-    /** also EAS's off-chain events (RevokedOffchain, Timestamped): the chain's own stream reads them */
-    offchain?: boolean;
-  },
+  args: { eas: Address; schemaUids: readonly Hex[]; fromBlock: number; toBlock: number },
   tail?: TailLogs,
 ): Promise<{ events: EasEvent[]; toBlock: number; refused: boolean }> {
   const cached = fromTail(tail, args);
   if (cached) return { events: parseLogs(cached, args), toBlock: args.toBlock, refused: false };
-  const got = args.schemaUids.length
-    ? await getLogsAdaptive(client, {
-        address: args.eas,
-        topics: [[ATTESTED, REVOKED], null, null, [...args.schemaUids]],
-        fromBlock: args.fromBlock,
-        toBlock: args.toBlock,
-      })
-    : { logs: [], toBlock: args.toBlock, refused: false };
-  if (!args.offchain)
-    return { events: parseLogs(got.logs, args), toBlock: got.toBlock, refused: got.refused };
-  // The off-chain events carry no schema (topic 3 is RevokedOffchain's timestamp; Timestamped has none), so the
-  // schema-filtered request cannot hold them: one more request over the range the first one covered. (A run near the
-  // head reads them in its one request over both contracts: getTailLogs.)
-  const more = await getLogsAdaptive(client, {
+  const got = await getLogsAdaptive(client, {
     address: args.eas,
-    topics: [[REVOKED_OFFCHAIN, TIMESTAMPED]],
+    topics: [[ATTESTED, REVOKED], null, null, [...args.schemaUids]],
     fromBlock: args.fromBlock,
-    toBlock: got.toBlock,
+    toBlock: args.toBlock,
   });
-  return {
-    events: parseLogs([...got.logs, ...more.logs], args),
-    toBlock: more.toBlock,
-    refused: got.refused || more.refused,
-  };
+  return { events: parseLogs(got.logs, args), toBlock: got.toBlock, refused: got.refused };
 }
 
 export type RegisteredEvent = { uid: Hex; blockNumber: number; blockHash: Hex };
 
 /**
  * One eth_getLogs per range for the SchemaRegistry's `Registered` events, both signatures (eas-abi.ts); the uid is
- * topic 1 in either, and the schema's string is read with getSchema (a short event carries none).
+ * topic 1 in either, and the schema's string is read with getSchema (a short event carries none). With `eas`, the
+ * same request also reads EAS's off-chain events (RevokedOffchain, Timestamped: lib/offchain/chain-events.ts), an
+ * address list and two more signatures: they carry no schema, so the attestations' schema-filtered requests cannot
+ * hold them, and discovery's ranges, like theirs, cover the whole chain from its start.
  */
 export async function getRegisteredLogs(
   client: ChainClient,
-  args: { registry: Address; fromBlock: number; toBlock: number },
+  args: { registry: Address; eas?: Address; fromBlock: number; toBlock: number },
   tail?: TailLogs,
-): Promise<{ events: RegisteredEvent[]; toBlock: number; refused: boolean }> {
+): Promise<{ events: RegisteredEvent[]; offchain: EasEvent[]; toBlock: number; refused: boolean }> {
   const cached = fromTail(tail, args);
   const got = cached
     ? { logs: cached, toBlock: args.toBlock, refused: false }
     : await getLogsAdaptive(client, {
-        address: args.registry,
-        topics: [[REGISTERED, REGISTERED_V1]],
+        address: args.eas ? [args.registry, args.eas] : args.registry,
+        topics: [
+          args.eas ? [REGISTERED, REGISTERED_V1, REVOKED_OFFCHAIN, TIMESTAMPED] : [REGISTERED, REGISTERED_V1],
+        ],
         fromBlock: args.fromBlock,
         toBlock: args.toBlock,
       });
   const events: RegisteredEvent[] = [];
+  const offchain: EasEvent[] = [];
   for (const log of got.logs) {
-    if (log.removed || log.address.toLowerCase() !== args.registry.toLowerCase()) continue;
+    if (log.removed) continue;
     const topic0 = log.topics[0]?.toLowerCase();
+    if (args.eas && log.address.toLowerCase() === args.eas.toLowerCase()) {
+      if (topic0 !== REVOKED_OFFCHAIN && topic0 !== TIMESTAMPED) continue;
+      const event = offchainEvent(log, topic0 === REVOKED_OFFCHAIN);
+      if (event) offchain.push(event);
+      continue;
+    }
+    if (log.address.toLowerCase() !== args.registry.toLowerCase()) continue;
     if (topic0 !== REGISTERED && topic0 !== REGISTERED_V1) continue;
     const uid = log.topics[1];
     if (!uid || log.blockNumber === null || log.blockHash === null) continue;
@@ -144,14 +133,15 @@ export async function getRegisteredLogs(
   }
   return {
     events: events.sort((a, b) => a.blockNumber - b.blockNumber),
+    offchain: offchain.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex),
     toBlock: got.toBlock,
     refused: got.refused,
   };
 }
 
 /**
- * The logs of the SchemaRegistry and EAS over one range, read by a single eth_getLogs (an address list, the four event
- * signatures as topic 0, no schema filter): what a run near the head reads, instead of one request for discovery and
+ * The logs of the SchemaRegistry and EAS over one range, read by a single eth_getLogs (an address list, the six event
+ * signatures as topic 0 — EAS's off-chain events among them —, no schema filter): what a run near the head reads, instead of one request for discovery and
  * one for the attestations. Both read from it as from their own request (getRegisteredLogs, getEasLogs filter it by
  * address, signature, schema and block), for any range inside [fromBlock, toBlock].
  */
@@ -257,21 +247,15 @@ function errorText(error: unknown): string {
   return [e.message, e.details, e.cause?.message].filter(Boolean).join(" ");
 }
 
-function parseLogs(
-  raw: RawLog[],
-  args: { eas: Address; schemaUids: readonly Hex[]; offchain?: boolean },
-): EasEvent[] {
+function parseLogs(raw: RawLog[], args: { eas: Address; schemaUids: readonly Hex[] }): EasEvent[] {
   const events: EasEvent[] = [];
   const schemas = new Set(args.schemaUids.map((u) => u.toLowerCase()));
   for (const log of raw) {
     // Defensive: a provider that ignores part of the filter must not inject foreign events.
     if (log.removed || log.address.toLowerCase() !== args.eas.toLowerCase()) continue;
+    // The tail's off-chain events are discovery's (getRegisteredLogs); they carry no schema.
     const topic0 = log.topics[0]?.toLowerCase();
-    if (topic0 === REVOKED_OFFCHAIN || topic0 === TIMESTAMPED) {
-      const offchain = args.offchain ? offchainEvent(log, topic0 === REVOKED_OFFCHAIN) : undefined;
-      if (offchain) events.push(offchain);
-      continue;
-    }
+    if (topic0 === REVOKED_OFFCHAIN || topic0 === TIMESTAMPED) continue;
     const schemaUid = log.topics[3]?.toLowerCase();
     if (!schemaUid || !schemas.has(schemaUid)) continue;
     if (

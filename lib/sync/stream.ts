@@ -3,7 +3,6 @@ import type { Db } from "../../db/client.js";
 import type { ChainSchemaRow, NewLocationProofRow } from "../../db/schema.js";
 import type { ChainClient } from "../chains/client.js";
 import type { ChainConfig } from "../chains/registry.js";
-import { isOffchainEvent, type OffchainChainEvent, offchainChainEvent } from "../offchain/chain-events.js";
 import { attestationRow, type DecodingSchema, type OnchainAttestation } from "./decode-attestation.js";
 import { readUntilFound } from "./lag.js";
 import { type EasEvent, getEasLogs, type TailLogs } from "./logs.js";
@@ -89,23 +88,19 @@ export async function indexStream(
   let rangeSize = Math.max(1, Math.min(s.rangeSize ?? options.initialRange, options.maxRange));
   while (from <= s.target) {
     if (stage.outOfBudget()) return { cursor, complete: false };
-    // The chain's own stream also reads EAS's off-chain events (lib/offchain/chain-events.ts); a schema's backfill
-    // only its schema's. Nothing to read while neither: the range is only block hashes.
-    const offchain = !s.backfillOf;
-    const logs =
-      s.uids.length || offchain
-        ? await getEasLogs(
-            stage.client,
-            {
-              eas: stage.chain.eas,
-              schemaUids: s.uids,
-              fromBlock: from,
-              toBlock: Math.min(from + rangeSize - 1, s.target),
-              offchain,
-            },
-            stage.tail,
-          )
-        : { events: [], toBlock: s.target, refused: false };
+    // Nothing to read while no schema is in the stream: the range is only block hashes.
+    const logs = s.uids.length
+      ? await getEasLogs(
+          stage.client,
+          {
+            eas: stage.chain.eas,
+            schemaUids: s.uids,
+            fromBlock: from,
+            toBlock: Math.min(from + rangeSize - 1, s.target),
+          },
+          stage.tail,
+        )
+      : { events: [], toBlock: s.target, refused: false };
     const covered = logs.toBlock - from + 1;
     // Remember what the provider accepted; grow again after a clean success (ponder's strategy).
     rangeSize = nextRange(options, rangeSize, covered, logs.refused);
@@ -186,8 +181,7 @@ async function prepareSlice(
   rangeSize: number,
 ): Promise<Commit> {
   const { chain, options } = stage;
-  // Off-chain events are stored as read (their uid is no on-chain attestation): nothing to read for them.
-  const uids = [...new Set(events.filter((e) => !isOffchainEvent(e)).map((e) => e.uid))];
+  const uids = [...new Set(events.map((e) => e.uid))];
   // The slice's last block: its hash is the cursor's, checked by the next run's reorg detection.
   const endEvent = events.find((e) => e.blockNumber === end);
   const [reads, block] = await Promise.all([
@@ -205,17 +199,10 @@ async function prepareSlice(
   const rows = new Map<string, NewLocationProofRow>();
   const backfill = new Map<string, NewLocationProofRow>();
   const revocations: Revocation[] = [];
-  const offchain: OffchainChainEvent[] = [];
   const blocks = new Map<number, string>();
   let cursorTime: Date | null = block ? block.time : null;
   for (const e of events) {
     blocks.set(e.blockNumber, e.blockHash);
-    if (isOffchainEvent(e)) {
-      const event = offchainChainEvent(e);
-      offchain.push(event);
-      if (e.blockNumber === end) cursorTime = event.time;
-      continue;
-    }
     const a = reads.get(e.uid);
     // Seen in a log but unknown to EAS now, or a revocation EAS does not have: the chain moved (a reorg beneath
     // our confirmations). Commit nothing of this slice; the next run's reorg check sorts it out.
@@ -249,7 +236,6 @@ async function prepareSlice(
     rows: [...rows.values()],
     backfill: [...backfill.values()],
     revocations,
-    offchain,
     blocks: [...blocks].map(([number, hash]) => ({ number, hash })),
     cursor: end,
     cursorTime,

@@ -1,7 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, transactionWithBudget } from "../../../db/client.js";
 import { chainSchemas, type NewLocationProofRow, syncState } from "../../../db/schema.js";
-import { type OffchainChainEvent, storeOffchainEvents } from "../../offchain/chain-events.js";
 import { budgetMs } from "../deadline.js";
 import { pruneBlocks, storeBlocks } from "./blocks.js";
 import { inMs, LeaseLostError, type Writer } from "./lease.js";
@@ -19,8 +18,6 @@ export type Commit = Writer & {
   /** Rows for attestations we only know from a Revoked event (their Attested log predates the start block). */
   backfill: NewLocationProofRow[];
   revocations: Revocation[];
-  /** EAS's events about off-chain attestations (lib/offchain/chain-events.ts) */
-  offchain?: OffchainChainEvent[];
   blocks: { number: number; hash: string }[];
   cursor: number;
   cursorTime: Date | null;
@@ -92,7 +89,6 @@ export async function commitBatch(db: Db, c: Commit): Promise<void> {
           from (values ${values}) as v(uid, t, b)
          where p.chain_id = ${c.chainId} and p.uid = v.uid`);
     }
-    if (c.offchain?.length) await storeOffchainEvents(tx as unknown as Db, c.chainId, c.offchain);
     await storeBlocks(tx as unknown as Db, c.chainId, c.blocks);
     if (!c.schemaBackfill) await pruneBlocks(tx as unknown as Db, c.chainId, c.cursor);
   });
