@@ -227,6 +227,16 @@ describe("the native list", () => {
     expect(near.data.map((r) => r.uid)).toEqual([published[0]]);
   });
 
+  it("a download of the list (CSV) holds the same source's records", async () => {
+    const res = await app.request(`${LIST}?source=offchain&f=csv`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const lines = text.trim().split("\n");
+    expect(lines.length).toBe(published.length + 1);
+    for (const uid of published) expect(text).toContain(uid);
+    for (const uid of onchain) expect(text).not.toContain(uid);
+  });
+
   it("an unknown source is a 400 naming the parameter", async () => {
     const res = await app.get(`${LIST}?source=chain`);
     expect(res.status).toBe(400);
