@@ -26,27 +26,35 @@ export const proofsFrom = (source: Source | undefined): SQL =>
 
 const ONCHAIN = renderedOnce(sql`${p}`);
 
-/** The on-chain table's columns, in its order, each read from the off-chain table where it has one. */
+/**
+ * The on-chain table's column `shape`, which db/schema.ts does not declare: the PostGIS form of the geometry that
+ * CQL2's spatial functions read (migration 0006, generated from geometry and the bounds by proof_shape). The off-chain
+ * rows compute it the same way as they are read (they are few, and it is not indexed there).
+ */
+const SHAPE = sql.identifier("shape");
+const OFFCHAIN_SHAPE = sql`proof_shape(${sql.identifier("geometry")}, ${sql.identifier("min_lon")}, ${sql.identifier("max_lon")}) as ${SHAPE}`;
+
+/** The on-chain table's columns, in its order, each read from the off-chain table where it has one, then the shape. */
 const offchainColumns = (): SQL => {
   const own = getTableColumns(o) as Record<string, { name: string } | undefined>;
   return sql.join(
-    Object.entries(getTableColumns(p)).map(([key, column]) => {
-      const name = sql.identifier(column.name);
-      if (key === "indexedAt") return sql`${o.publishedAt} as ${name}`;
-      const same = own[key];
-      return same
-        ? sql`${sql.identifier(same.name)} as ${name}`
-        : sql`null::${sql.raw(column.getSQLType())} as ${name}`;
-    }),
+    [
+      ...Object.entries(getTableColumns(p)).map(([key, column]) => {
+        const name = sql.identifier(column.name);
+        if (key === "indexedAt") return sql`${o.publishedAt} as ${name}`;
+        const same = own[key];
+        return same
+          ? sql`${sql.identifier(same.name)} as ${name}`
+          : sql`null::${sql.raw(column.getSQLType())} as ${name}`;
+      }),
+      OFFCHAIN_SHAPE,
+    ],
     sql`, `,
   );
 };
 
 const onchainColumns = (): SQL =>
-  sql.join(
-    Object.values(getTableColumns(p)).map((c) => sql.identifier(c.name)),
-    sql`, `,
-  );
+  sql.join([...Object.values(getTableColumns(p)).map((c) => sql.identifier(c.name)), SHAPE], sql`, `);
 
 const ALIAS = sql.identifier(getTableName(p));
 const OFFCHAIN_SELECT = sql`select ${offchainColumns()} from ${o}`;

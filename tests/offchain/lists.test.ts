@@ -292,6 +292,30 @@ describe("GraphQL, OGC and the tiles", () => {
     expect(one.body.properties).toMatchObject({ source: "offchain", signer: signer.address.toLowerCase() });
   });
 
+  it("OGC: CQL2 filters, spatial ones included, apply to both sources", async () => {
+    const polygon = "POLYGON((60 10,61 10,61 11,60 11,60 10))";
+    for (const collection of ["location-proofs", "location-proof-shapes"]) {
+      const q = new URLSearchParams({
+        source: "all",
+        filter: `S_INTERSECTS(geometry, ${polygon})`,
+        limit: "100",
+      });
+      const res = await app.get(`/api/ogc/collections/${collection}/items?${q}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(sorted(res.body.features.map((f: { id: string }) => f.id))).toEqual(
+        sorted([published[0]!, onchain[0]!]),
+      );
+      expect(res.body.numberMatched).toBe(2);
+    }
+    const q = new URLSearchParams({
+      source: "offchain",
+      filter: `schema_uid = '${SCHEMAS.sdk.toLowerCase()}'`,
+    });
+    const bySchema = await app.get(`${ITEMS}?${q}`);
+    expect(bySchema.status, JSON.stringify(bySchema.body)).toBe(200);
+    expect(bySchema.body.numberMatched).toBe(2);
+  });
+
   it("a tile shows the off-chain records with source=offchain, both with all, and neither by default", async () => {
     // 60°–64° E, 10°–12° N lie in tile 4/10/7.
     const t: TileAddress = { z: 4, x: 10, y: 7 };
