@@ -27,12 +27,10 @@ export const proofsFrom = (source: Source | undefined): SQL =>
 const ONCHAIN = renderedOnce(sql`${p}`);
 
 /**
- * The on-chain table's column `shape`, which db/schema.ts does not declare: the PostGIS form of the geometry that
- * CQL2's spatial functions read (migration 0006, generated from geometry and the bounds by proof_shape). The off-chain
- * rows compute it the same way as they are read (they are few, and it is not indexed there).
+ * The column `shape`, which db/schema.ts declares on neither table: the PostGIS form of the geometry that CQL2's
+ * spatial functions read, generated from geometry and the bounds by proof_shape (migrations 0006 and 0008).
  */
 const SHAPE = sql.identifier("shape");
-const OFFCHAIN_SHAPE = sql`proof_shape(${sql.identifier("geometry")}, ${sql.identifier("min_lon")}, ${sql.identifier("max_lon")}) as ${SHAPE}`;
 
 /** The on-chain table's columns, in its order, each read from the off-chain table where it has one, then the shape. */
 const offchainColumns = (): SQL => {
@@ -47,7 +45,7 @@ const offchainColumns = (): SQL => {
           ? sql`${sql.identifier(same.name)} as ${name}`
           : sql`null::${sql.raw(column.getSQLType())} as ${name}`;
       }),
-      OFFCHAIN_SHAPE,
+      SHAPE,
     ],
     sql`, `,
   );
