@@ -128,7 +128,6 @@ beforeAll(async () => {
     CHAINS: "devnet",
     RPC_URL_DEVNET: devnet.rpcUrl,
     CONFIRMATIONS_DEVNET: "0",
-    LOG_LEVEL: "error",
     PUBLISH_PER_MINUTE_CLIENT: "0",
     PUBLISH_PER_MINUTE_ATTESTER: "0",
   });
