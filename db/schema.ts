@@ -39,7 +39,7 @@ export const boundsBox = (t: Bounds) =>
 /**
  * The representative point as a PostgreSQL `point`, each coordinate within INDEX_SNAP of zero taken as zero: the
  * expression of the GiST index that a bbox on the OGC location-proofs collection (whose features are that point)
- * reads, created by migration 0008 and not declared below because Drizzle cannot write its INCLUDE list. The index
+ * reads, created by migration 0009 and not declared below because Drizzle cannot write its INCLUDE list. The index
  * also holds the order's keys and the coordinates, so the page of a small box sorts its matches from the index alone
  * and reads the table for the page's rows only (lib/proofs/query.ts, keysFirst). Null for a proof without
  * coordinates.

@@ -28,7 +28,7 @@ const ONCHAIN = renderedOnce(sql`${p}`);
 
 /**
  * The column `shape`, which db/schema.ts declares on neither table: the PostGIS form of the geometry that CQL2's
- * spatial functions read, generated from geometry and the bounds by proof_shape (migrations 0006 and 0008).
+ * spatial functions read, generated from geometry and the bounds by proof_shape (migrations 0006 and 0009).
  */
 const SHAPE = sql.identifier("shape");
 
