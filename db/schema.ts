@@ -533,8 +533,9 @@ export type SyncRunRow = typeof syncRuns.$inferSelect;
  * speed untouched, and the sync engine never meets a row it did not write. The decoded columns carry the same names
  * and meaning as location_proofs' (attestationColumns, decodedColumns), so one record serializer
  * (lib/proofs/properties.ts) reads both. Here chain_id is the chain of the signature's EIP-712 domain (its EAS
- * contract is the verifyingContract); prover is the address the signature recovers; revoked stays false, as off-chain
- * revocations are events on chain (RevokedOffchain) not read yet.
+ * contract is the verifyingContract); prover is the address the signature recovers. `revoked`, `revocation_time` and
+ * `timestamped_at` follow the chain's off-chain events (offchainChainEvents, lib/offchain/chain-events.ts): the sync
+ * engine reads them, and each change of them is worked out again from the stored events, so a reorg undoes it.
  */
 export const offchainRecords = pgTable(
   "offchain_records",
@@ -549,6 +550,8 @@ export const offchainRecords = pgTable(
     signed: text("signed").notNull(),
     /** when this service accepted it */
     publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** when its uid was timestamped on its chain (EAS `Timestamped`, the earliest); null while it was not */
+    timestampedAt: timestamp("timestamped_at", { withTimezone: true, mode: "date" }),
   },
   (t) => [
     primaryKey({ name: "offchain_records_pkey", columns: [t.chainId, t.uid] }),
@@ -562,6 +565,36 @@ export const offchainRecords = pgTable(
       "offchain_records_location_columns_check",
       sql`(${t.geometry} is null) = (${t.minLon} is null) and (${t.longitude} is null) = (${t.minLon} is null) and (${t.latitude} is null) = (${t.minLon} is null)`,
     ),
+  ],
+);
+
+/**
+ * The EAS contract's events about off-chain attestations, as the sync engine read them from each chain (lib/sync/,
+ * lib/offchain/chain-events.ts): `RevokedOffchain(revoker, data, timestamp)` (kind `revoked`) and `Timestamped(data,
+ * timestamp)` (kind `timestamped`). Kept whether or not a record of the uid is held, since a record may be published
+ * after its revocation; a record's state is worked out from them (offchain_records). Keyed by the event's place on
+ * its chain, with its block's number, so a reorg's rewind deletes those of orphaned blocks and the records' state
+ * is worked out again.
+ */
+export const offchainChainEvents = pgTable(
+  "offchain_chain_events",
+  {
+    chainId: integer("chain_id").notNull(),
+    blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+    logIndex: integer("log_index").notNull(),
+    kind: text("kind").notNull(),
+    /** the off-chain attestation's uid (the event's `data`), lowercase */
+    uid: text("uid").notNull(),
+    /** who revoked it (lowercase); null for a timestamp */
+    revoker: text("revoker"),
+    /** the event's timestamp: when EAS recorded it */
+    time: timestamp("time", { withTimezone: true, mode: "date" }).notNull(),
+    blockHash: text("block_hash").notNull(),
+  },
+  (t) => [
+    primaryKey({ name: "offchain_chain_events_pkey", columns: [t.chainId, t.blockNumber, t.logIndex] }),
+    index("offchain_chain_events_uid_idx").on(t.chainId, t.uid),
+    check("offchain_chain_events_kind_check", sql`${t.kind} in ('revoked', 'timestamped')`),
   ],
 );
 

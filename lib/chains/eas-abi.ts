@@ -15,6 +15,17 @@ export const attestedEvent = easAbi[0];
 export const revokedEvent = easAbi[1];
 
 /**
+ * EAS's events about off-chain attestations (lib/offchain/chain-events.ts): a revocation by the attester, and a
+ * timestamp anyone may record. Every argument is indexed: each is a topic, and the event has no data.
+ */
+export const offchainEventsAbi = parseAbi([
+  "event RevokedOffchain(address indexed revoker, bytes32 indexed data, uint64 indexed timestamp)",
+  "event Timestamped(bytes32 indexed data, uint64 indexed timestamp)",
+]);
+export const revokedOffchainEvent = offchainEventsAbi[0];
+export const timestampedEvent = offchainEventsAbi[1];
+
+/**
  * The part of the SchemaRegistry schema discovery needs. `Registered` has two signatures: registries of current
  * eas-contracts emit the schema record with it; older ones (deployed on some chains) only the uid and the registerer.
  * Both carry the uid as topic 1, which is all discovery takes from the event: the string comes from getSchema.

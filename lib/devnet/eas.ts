@@ -211,3 +211,26 @@ export async function revoke(
   const receipt = await receiptOf(clients, hash);
   return receipt.blockNumber;
 }
+
+/**
+ * EAS's record of an off-chain attestation on chain: `revokeOffchain(uid)` by `from` (the attester, for a revocation
+ * that counts), or `timestamp(uid)`. Returns the block it was mined in.
+ */
+export async function offchainOnChain(
+  rpcUrl: string,
+  eas: Address,
+  what: "revokeOffchain" | "timestamp",
+  uid: Hex,
+  options: { from?: Address } = {},
+): Promise<bigint> {
+  const clients = devnetClients(rpcUrl, options.from);
+  const hash = await clients.walletClient.writeContract({
+    address: eas,
+    abi: easArtifact("EAS").abi,
+    functionName: what,
+    args: [uid],
+    chain: null,
+  });
+  const receipt = await receiptOf(clients, hash);
+  return receipt.blockNumber;
+}

@@ -16,7 +16,7 @@ import { uidParam } from "../params/grammar.js";
 import { countMatching } from "../proofs/count.js";
 import { decodeCursor } from "../proofs/cursor.js";
 import { serializeProof } from "../proofs/properties.js";
-import { findProofByUid } from "../proofs/query.js";
+import { findRecordByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { proofStats } from "../proofs/stats.js";
 import type { ListQuery } from "../v0/list-params.js";
@@ -208,7 +208,7 @@ const QueryType = new GraphQLObjectType<unknown, GraphQLContext>({
       args: { uid: { type: new GraphQLNonNull(GraphQLString) } },
       resolve: async (_, args, context) => {
         const uid = ARGUMENT_CHECKS.locationProof!(args) as string;
-        const row = await context.read(async () => findProofByUid(await getDb(), uid));
+        const row = await context.read(async () => findRecordByUid(await getDb(), uid));
         return row ? serializeProof(row) : null;
       },
     },

@@ -36,6 +36,7 @@ export function serializeOffchain(row: OffchainRecordRow, baseUrl: string) {
     source: "offchain" as const,
     signer: row.prover,
     published_at: row.publishedAt.toISOString(),
+    timestamped_at: row.timestampedAt?.toISOString() ?? null,
     offchain_version: row.offchainVersion,
     signed_url: `${baseUrl}/api/v0/location-records/${row.uid}/signed`,
   };

@@ -9,6 +9,7 @@ import {
   type DecodingSchema,
   decodedColumns,
 } from "../sync/decode-attestation.js";
+import { refreshRecords } from "./chain-events.js";
 import { packageJson, type SignedOffchain } from "./formats.js";
 import { findOffchain } from "./records.js";
 
@@ -39,7 +40,12 @@ export type Stored = { row: OffchainRecordRow; created: boolean };
  */
 export async function storeRecord(db: Db, row: NewOffchainRecordRow): Promise<Stored> {
   const inserted = await db.insert(o).values(row).onConflictDoNothing().returning();
-  if (inserted[0]) return { row: inserted[0], created: true };
+  if (inserted[0]) {
+    // Revoked or timestamped on its chain before it was published: the stored events say so (chain-events.ts).
+    const changed = await refreshRecords(db, row.chainId, [row.uid]);
+    const stored = changed ? await findOffchain(db, row.uid, row.chainId) : undefined;
+    return { row: stored ?? inserted[0], created: true };
+  }
   const held = await findOffchain(db, row.uid, row.chainId);
   if (!held) throw new Error("offchain record neither inserted nor found");
   if (held.prover !== row.prover) {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { bboxNumbersParam, CRS_PARAM_SCHEMA, crsParam } from "../crs/params.js";
 import { featureFormatParam, itemsFormatParam, profileParam } from "../jsonfg/negotiate.js";
-import { filterParam } from "../params/filter-params.js";
+import { FILTER_PARAMS, filterParam } from "../params/filter-params.js";
 import { doc } from "../params/grammar.js";
 import { QUERYABLE_PARAMS } from "../params/queryable-params.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
@@ -121,6 +121,13 @@ export const ITEMS_PARAMS = {
   ),
   prover: filterParam("prover", "Address of the proof creator (0x…, any case)."),
   subject: filterParam("subject", "Address the proof is about (0x…, any case)."),
+  source: v.optional(
+    doc(
+      FILTER_PARAMS.source,
+      "Where the features come from: onchain (attestations indexed from the chains; the default), offchain (signed off-chain attestations published to this service) or all. A filter, not a collection: both collections hold every record, and their meaning (a point or the shape per record) is the same whatever its source. Each feature's `source` property says which.",
+    ),
+    "onchain",
+  ),
   // Every other queryable with a simple value, by its name (Part 3, queryables as query parameters).
   ...QUERYABLE_PARAMS,
   filter: v.optional(

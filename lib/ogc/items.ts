@@ -19,7 +19,7 @@ import { proximityOf } from "../params/proximity.js";
 import { sharedFilter } from "../params/to-filter.js";
 import type { Bbox, ProofFilter, SpatialTarget } from "../proofs/filter.js";
 import { featureListJson, type RowJson } from "../proofs/json-sql.js";
-import { findProofByUid } from "../proofs/query.js";
+import { findRecordByUid } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import { isDistanceSort, type SortSpec } from "../proofs/sort.js";
 import { cql2Filter } from "./cql2/index.js";
@@ -254,7 +254,7 @@ export async function getItem(
   // An id that cannot be a uid names no feature: 404, as for any unknown id (Part 1, 7.16). Only a well-formed
   // uid is echoed in the message; any other text is the client's, and is never reflected.
   const parsed = v.safeParse(uidParam, uid);
-  const row = parsed.success ? await findProofByUid(await getDb(), parsed.output) : undefined;
+  const row = parsed.success ? await findRecordByUid(await getDb(), parsed.output) : undefined;
   if (!row) {
     throw notFound(
       parsed.success

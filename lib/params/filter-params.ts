@@ -14,6 +14,7 @@ import {
   protocolVersionListParam,
   radiusParam,
   schemaListParam,
+  sourceParam,
 } from "./grammar.js";
 
 /**
@@ -36,6 +37,7 @@ export const FILTER_PARAMS = {
   locationType: locationTypeListParam,
   prover: addressParam("prover"),
   subject: addressParam("subject"),
+  source: sourceParam,
 };
 
 /** The shared validator of parameter `name`, optional, with the list's own documentation of it (doc). */

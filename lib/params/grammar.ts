@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { LOCATION_TYPES } from "../location/vocabulary.js";
 import type { Bbox, TimeInterval } from "../proofs/filter.js";
+import { SOURCES } from "../proofs/source.js";
 import { DAY_MS, inTimestampRange } from "../proofs/timestamps.js";
 
 /**
@@ -194,6 +195,12 @@ export const booleanParam = (name: string) =>
     v.transform((s) => s === "true"),
     v.boolean(),
   );
+
+/**
+ * `source`: where the records come from (lib/proofs/source.ts): onchain (the default), offchain or all. A value
+ * outside the three is a 400 naming the parameter, never the default.
+ */
+export const sourceParam = v.picklist(SOURCES, `source must be one of: ${SOURCES.join(", ")}`);
 
 /**
  * `cursor`: the opaque position a next/prev link carries (lib/proofs/cursor.ts checks it once the sort is known);

@@ -1,4 +1,5 @@
 import type { ProofFilter } from "../proofs/filter.js";
+import { type Source, sourceOf } from "../proofs/source.js";
 
 // The mapping from the names a query uses to the filter model (lib/proofs/filter.ts), kept with the grammar so
 // that lib/proofs knows the domain only.
@@ -20,7 +21,7 @@ export const sourceFilter = (q: {
 /**
  * The filters the native list and the OGC items take alike from their query, by the same names: the box, the
  * proximity circle (checked by the caller, which names its own order parameter), the chains, where a record comes
- * from, the prover and the subject. Each API adds its own rules (revoked proofs, missing geometry and time) around it.
+ * from (its schema and version: sourceFilter; on chain or off it: `source`), the prover and the subject. Each API adds its own rules (revoked proofs, missing geometry and time) around it.
  */
 export const sharedFilter = (
   q: Parameters<typeof sourceFilter>[0] & {
@@ -28,12 +29,22 @@ export const sharedFilter = (
     chain?: string[] | undefined;
     prover?: string | undefined;
     subject?: string | undefined;
+    source?: Source | undefined;
   },
   near: ProofFilter["near"] | undefined,
 ): Pick<
   ProofFilter,
-  "bbox" | "near" | "chains" | "schemas" | "protocolVersions" | "locationTypes" | "prover" | "subject"
+  | "bbox"
+  | "near"
+  | "chains"
+  | "schemas"
+  | "protocolVersions"
+  | "locationTypes"
+  | "prover"
+  | "subject"
+  | "source"
 > => ({
+  ...sourceOf(q.source),
   ...(q.bbox ? { bbox: q.bbox } : {}),
   ...(near ? { near } : {}),
   ...(q.chain ? { chains: q.chain } : {}),

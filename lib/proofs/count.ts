@@ -1,11 +1,12 @@
-import { count, type SQL } from "drizzle-orm";
+import { count, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import type { Db } from "../../db/client.js";
+import { type Db, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { requestSnapshot } from "../data-version/version.js";
 import { type ProofFilter, whereClause } from "./filter.js";
 import { readSnapshot, rememberedPerDb } from "./remembered.js";
 import type { Located } from "./sort.js";
+import { proofsFrom } from "./source.js";
 import { countFromTotals } from "./totals.js";
 
 /*
@@ -58,7 +59,14 @@ import { countFromTotals } from "./totals.js";
 
 /** How many proofs match the filter, counted from the rows (the same WHERE clause as the page). */
 export async function countProofs(db: Db, filter: ProofFilter, where = whereClause(filter)): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(p).where(where);
+  if (!filter.source) {
+    const [row] = await db.select({ n: count() }).from(p).where(where);
+    return Number(row?.n ?? 0);
+  }
+  const [row] = await queryRows<{ n: number | string }>(
+    db,
+    sql`select count(*) as n from ${proofsFrom(filter.source)}${where ? sql` where ${where}` : sql``}`,
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -104,10 +112,19 @@ export function countParts(f: ProofFilter): ProofFilter[] {
 
 /** The exact number of matches of each part, not remembered: from the totals where they answer it, else the rows. */
 async function countMatches(db: Db, filter: ProofFilter, where: SQL | undefined): Promise<number[]> {
+  // Both sources: the on-chain part's count as ever (its totals where they answer it), the off-chain records' from
+  // their rows; the two tables are disjoint, so the counts add up.
+  if (filter.source === "all") {
+    const onchain = await countMatches(db, { ...filter, source: undefined }, undefined);
+    const offchain = await countMatches(db, { ...filter, source: "offchain" }, undefined);
+    return onchain.map((n, i) => n + offchain[i]!);
+  }
   const parts = countParts(filter);
   const rows = (f: ProofFilter) => countProofs(db, f, f === filter ? where : whereClause(f));
   const counts: number[] = [];
-  for (const part of parts) counts.push((await countFromTotals(db, part, rows)) ?? (await rows(part)));
+  // The totals tables count the on-chain table only.
+  for (const part of parts)
+    counts.push((filter.source ? undefined : await countFromTotals(db, part, rows)) ?? (await rows(part)));
   return counts;
 }
 
@@ -125,7 +142,7 @@ export function createCountCache(maxEntries = 500) {
   const keyOf = (filter: ProofFilter, where: SQL | undefined) => {
     if (!filter.where?.length) return JSON.stringify(filter);
     const compiled = where ? dialect.sqlToQuery(where) : { sql: "", params: [] };
-    return `${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
+    return `${filter.source ?? ""}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.params)}`;
   };
 
   /**

@@ -15,6 +15,12 @@ export type TimeInterval = { start?: Date; end?: Date };
  * it, so a filter can never mean one thing on one endpoint and another elsewhere. Fields combine with AND.
  */
 export type ProofFilter = {
+  /**
+   * Where the records come from (lib/proofs/source.ts): unset, the on-chain attestations; `offchain`, the published
+   * off-chain records; `all`, both. Not a condition of the WHERE clause: the statements read it as their FROM
+   * (proofsFrom), and the counts take it into account (lib/proofs/count.ts).
+   */
+  source?: "offchain" | "all";
   bbox?: Bbox;
   /**
    * The proofs whose representative point lies within `radius` metres (great-circle) of the point (lib/proofs/near.ts);

@@ -254,12 +254,12 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     { column: p.schemaUid, queryable: true },
   ),
   prop("ref_uid", "hash", true, "uid of a referenced attestation (null: none)", null),
-  prop("block_number", "integer", false, "Block of the attestation", 12, {
+  prop("block_number", "integer", true, "Block of the attestation (null for an off-chain record)", 12, {
     column: p.blockNumber,
     sortable: true,
     queryable: true,
   }),
-  prop("tx_hash", "hash", false, "Transaction of the attestation", UID),
+  prop("tx_hash", "hash", true, "Transaction of the attestation (null for an off-chain record)", UID),
   prop(
     "decode_error",
     "string",
@@ -303,6 +303,41 @@ export const PROOF_PROPERTIES: readonly ProofProperty[] = [
     true,
     "Why the location has no coordinates, or what was not taken as written (an axis order or a repeated value is never guessed); null when it decoded as declared",
     null,
+  ),
+  // Where the record comes from (lib/proofs/source.ts): an off-chain record is the row without a block (on-chain rows
+  // always have one), so these read the same on the on-chain table and on the lists' derived tables.
+  prop(
+    "source",
+    "string",
+    false,
+    "Where the record comes from: onchain (an attestation on a chain, indexed from its events) or offchain (an EIP-712-signed off-chain attestation published to this service, verified before it was stored)",
+    "onchain",
+    {
+      source: sql`(case when ${p.blockNumber} is null then 'offchain' else 'onchain' end)`,
+      value: (row) => (row.blockNumber === null ? "offchain" : "onchain"),
+    },
+  ),
+  prop(
+    "signer",
+    "address",
+    true,
+    "The address whose signature an off-chain record carries (also its prover); null for an on-chain attestation",
+    null,
+    {
+      source: sql`(case when ${p.blockNumber} is null then ${p.prover} end)`,
+      value: (row) => (row.blockNumber === null ? row.prover : null),
+    },
+  ),
+  prop(
+    "published_at",
+    "timestamp",
+    true,
+    "When this service accepted an off-chain record; null for an on-chain attestation",
+    null,
+    {
+      source: sql`(case when ${p.blockNumber} is null then ${isoSql(p.indexedAt)} end)`,
+      value: (row) => (row.blockNumber === null ? iso(row.indexedAt) : null),
+    },
   ),
 ];
 

@@ -115,6 +115,7 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     if (stopped) return [];
     const withSnapshot = {
       ...q,
+      source: filter.source,
       distance: distanceColumn,
       snapshot: checkedByPage && snapshot === undefined,
       ...(budget !== undefined ? { bytes: { budget: budget - bytes, first: rows.length === 0 } } : {}),
@@ -266,5 +267,21 @@ function holdsFirstKey(part: ProofFilter, segment: Segment): boolean {
  */
 export async function findProofByUid(db: Db, uid: string): Promise<ProofRow | undefined> {
   const { rows } = await selectProofs(db, { where: eq(p.uid, uid), orderBy: [asc(p.chainId)], limit: 1 });
+  return rows[0];
+}
+
+/**
+ * One record by uid, on chain or off it: the on-chain proof, else the off-chain record of that uid (lib/offchain/),
+ * read as the lists read it (lib/proofs/source.ts), so whatever a list with `source` carries is found by its id too.
+ */
+export async function findRecordByUid(db: Db, uid: string): Promise<ProofRow | undefined> {
+  const onchain = await findProofByUid(db, uid);
+  if (onchain) return onchain;
+  const { rows } = await selectProofs(db, {
+    source: "offchain",
+    where: eq(p.uid, uid),
+    orderBy: [asc(p.chainId)],
+    limit: 1,
+  });
   return rows[0];
 }

@@ -1,6 +1,7 @@
 import { type AnyColumn, Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { type LocationProofRow, locationProofs as p } from "../../db/schema.js";
+import { proofsFrom, type Source } from "./source.js";
 import { renderedOnce } from "./sql-once.js";
 
 /*
@@ -16,11 +17,11 @@ import { renderedOnce } from "./sql-once.js";
 
 /**
  * The columns no response reads: the sync engine's own bookkeeping (the block hash and log index of the event, the
- * block of a revocation, when the row was written) and the raw attestation data (ABI-encoded hex, kept for
+ * block of a revocation) and the raw attestation data (ABI-encoded hex, kept for
  * re-decoding; a real attestation's is the largest column of its row). Reading them cost every page transfer and
- * parsing for nothing.
+ * parsing for nothing. (`indexed_at` is read: an off-chain record's is when it was published, lib/proofs/source.ts.)
  */
-const UNREAD = ["data", "blockHash", "logIndex", "revocable", "revocationBlockNumber", "indexedAt"] as const;
+const UNREAD = ["data", "blockHash", "logIndex", "revocable", "revocationBlockNumber"] as const;
 
 /**
  * A proof as the read paths see it: every column but the UNREAD ones, and, in a proximity query, the distance in
@@ -59,6 +60,8 @@ function decodeRow(raw: Record<string, unknown>): ProofRow {
 }
 
 export type RowsQuery = {
+  /** where the rows come from (lib/proofs/source.ts): the on-chain table when unset */
+  source?: Source | undefined;
   where?: SQL | undefined;
   orderBy: SQL[];
   limit: number;
@@ -99,8 +102,6 @@ export type ReadRows<T> = { rows: T[]; snapshot: string | undefined; cut?: boole
 /** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/count.ts). */
 export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
 const SNAPSHOT_COLUMN = renderedOnce(sql`(select ${SNAPSHOT_TEXT}) as "snapshot", `);
-/** The table, as Drizzle names it (rendered once: see renderedOnce). */
-const PROOFS = renderedOnce(sql`${p}`);
 
 /** The WHERE, ORDER BY, LIMIT and OFFSET of a rows query, as written after its FROM. */
 const clauses = (q: RowsQuery): SQL =>
@@ -116,7 +117,7 @@ const KEY_LIST = renderedOnce(sql`${p.chainId}, ${p.uid}`);
  */
 const rest = (q: RowsQuery): SQL =>
   q.keysFirst
-    ? sql` where ${KEY} in (select ${KEY_LIST} from ${PROOFS}${clauses(q)}) order by ${sql.join(q.orderBy, sql`, `)}`
+    ? sql` where ${KEY} in (select ${KEY_LIST} from ${proofsFrom(q.source)}${clauses(q)}) order by ${sql.join(q.orderBy, sql`, `)}`
     : clauses(q);
 
 /** The distance column, when the query reads it. */
@@ -135,7 +136,7 @@ const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
 export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<ProofRow>> {
   const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${SELECT_LIST} from ${PROOFS}${rest(q)}`,
+    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${SELECT_LIST} from ${proofsFrom(q.source)}${rest(q)}`,
   );
   const rows = raw.map((r) => {
     const row = decodeRow(r);
@@ -162,7 +163,7 @@ export async function selectProofJson(
   const names = new Set(keys.map((k) => (k instanceof Column ? k.name : undefined)));
   const columns = COLUMNS.filter((c) => names.has(c.name));
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
-  const select = sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${list}${json} as "json" from ${PROOFS}${rest(q)}`;
+  const select = sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${list}${json} as "json" from ${proofsFrom(q.source)}${rest(q)}`;
   const raw = await queryRows<Record<string, unknown>>(db, q.bytes ? withinBytes(select, q.bytes) : select);
   const rows = raw.map((r) => {
     const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };

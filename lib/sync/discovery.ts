@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.js";
 import type { ChainConfig } from "../chains/registry.js";
 import { LOCATION_SCHEMA_UID } from "../chains/schema.js";
 import { log } from "../log.js";
+import { type OffchainChainEvent, offchainChainEvent } from "../offchain/chain-events.js";
 import { readUntilFound, untilKnown } from "./lag.js";
 import { getRegisteredLogs } from "./logs.js";
 import { nextRange } from "./options.js";
@@ -145,20 +146,27 @@ export async function discover(
   let rangeSize = Math.max(1, Math.min(args.rangeSize ?? options.initialRange, options.maxRange));
   // Registered events are rare: ranges are committed together (the schemas found, the blocks that held their events,
   // the last range's end), at once when a range found a schema, else every few ranges and when the loop stops.
-  let pending = { rows: new Map<string, NewChainSchema>(), blocks: new Map<number, string>(), ranges: 0 };
+  // EAS's off-chain events read by the same requests (lib/offchain/chain-events.ts) are committed with them.
+  let pending = {
+    rows: new Map<string, NewChainSchema>(),
+    blocks: new Map<number, string>(),
+    offchain: [] as OffchainChainEvent[],
+    ranges: 0,
+  };
   const commit = async (end: number) => {
     const found = [...pending.rows.values()].filter((r) => !schemas.has(r.uid));
     if (!pending.blocks.has(end)) pending.blocks.set(end, (await stage.block(end)).hash);
     await commitDiscovery(stage.db, {
       ...stage.writer,
       schemas: [...pending.rows.values()],
+      offchain: pending.offchain,
       blocks: [...pending.blocks].map(([number, hash]) => ({ number, hash })),
       cursor: end,
       rangeSize,
     });
     if (pending.rows.size)
       for (const [uid, row] of await loadSchemas(stage.db, chain.chainId)) schemas.set(uid, row);
-    pending = { rows: new Map(), blocks: new Map(), ranges: 0 };
+    pending = { rows: new Map(), blocks: new Map(), offchain: [], ranges: 0 };
     cursor = end;
     if (found.length) {
       stage.schemaOutcome.found += found.length;
@@ -182,6 +190,7 @@ export async function discover(
       stage.client,
       {
         registry: chain.schemaRegistry,
+        eas: chain.eas,
         fromBlock: from,
         toBlock: Math.min(from + rangeSize - 1, target),
       },
@@ -198,6 +207,10 @@ export async function discover(
           readSchemas(stage.client, chain.schemaRegistry, some, readOptions(stage)),
         )
       : new Map<string, RegisteredSchema | null>();
+    for (const e of logs.offchain) {
+      pending.blocks.set(e.blockNumber, e.blockHash);
+      pending.offchain.push(offchainChainEvent(e));
+    }
     let foundHere = false;
     for (const e of logs.events) {
       pending.blocks.set(e.blockNumber, e.blockHash);

@@ -15,12 +15,22 @@ import {
   registeredEvent,
   registeredEventV1,
   revokedEvent,
+  revokedOffchainEvent,
+  timestampedEvent,
 } from "../chains/eas-abi.js";
 import { BlockUnknownError, untilKnown } from "./lag.js";
 
 export type EasEvent = {
-  kind: "Attested" | "Revoked";
+  /**
+   * Attested and Revoked: an on-chain attestation's. RevokedOffchain and Timestamped: an off-chain attestation's uid
+   * (lib/offchain/chain-events.ts), read by discovery (getRegisteredLogs); their schemaUid is empty (they carry none).
+   */
+  kind: "Attested" | "Revoked" | "RevokedOffchain" | "Timestamped";
   uid: Hex;
+  /** RevokedOffchain: who revoked (lowercase) */
+  revoker?: Hex;
+  /** RevokedOffchain and Timestamped: the event's timestamp (seconds) */
+  timestamp?: bigint;
   /** topic 3: the attestation's schema */
   schemaUid: Hex;
   blockNumber: number;
@@ -33,6 +43,8 @@ const ATTESTED = toEventSelector(attestedEvent);
 const REVOKED = toEventSelector(revokedEvent);
 const REGISTERED = toEventSelector(registeredEvent);
 const REGISTERED_V1 = toEventSelector(registeredEventV1);
+const REVOKED_OFFCHAIN = toEventSelector(revokedOffchainEvent);
+const TIMESTAMPED = toEventSelector(timestampedEvent);
 
 export type RawLog = {
   address: Hex;
@@ -77,26 +89,39 @@ export type RegisteredEvent = { uid: Hex; blockNumber: number; blockHash: Hex };
 
 /**
  * One eth_getLogs per range for the SchemaRegistry's `Registered` events, both signatures (eas-abi.ts); the uid is
- * topic 1 in either, and the schema's string is read with getSchema (a short event carries none).
+ * topic 1 in either, and the schema's string is read with getSchema (a short event carries none). With `eas`, the
+ * same request also reads EAS's off-chain events (RevokedOffchain, Timestamped: lib/offchain/chain-events.ts), an
+ * address list and two more signatures: they carry no schema, so the attestations' schema-filtered requests cannot
+ * hold them, and discovery's ranges, like theirs, cover the whole chain from its start.
  */
 export async function getRegisteredLogs(
   client: ChainClient,
-  args: { registry: Address; fromBlock: number; toBlock: number },
+  args: { registry: Address; eas?: Address; fromBlock: number; toBlock: number },
   tail?: TailLogs,
-): Promise<{ events: RegisteredEvent[]; toBlock: number; refused: boolean }> {
+): Promise<{ events: RegisteredEvent[]; offchain: EasEvent[]; toBlock: number; refused: boolean }> {
   const cached = fromTail(tail, args);
   const got = cached
     ? { logs: cached, toBlock: args.toBlock, refused: false }
     : await getLogsAdaptive(client, {
-        address: args.registry,
-        topics: [[REGISTERED, REGISTERED_V1]],
+        address: args.eas ? [args.registry, args.eas] : args.registry,
+        topics: [
+          args.eas ? [REGISTERED, REGISTERED_V1, REVOKED_OFFCHAIN, TIMESTAMPED] : [REGISTERED, REGISTERED_V1],
+        ],
         fromBlock: args.fromBlock,
         toBlock: args.toBlock,
       });
   const events: RegisteredEvent[] = [];
+  const offchain: EasEvent[] = [];
   for (const log of got.logs) {
-    if (log.removed || log.address.toLowerCase() !== args.registry.toLowerCase()) continue;
+    if (log.removed) continue;
     const topic0 = log.topics[0]?.toLowerCase();
+    if (args.eas && log.address.toLowerCase() === args.eas.toLowerCase()) {
+      if (topic0 !== REVOKED_OFFCHAIN && topic0 !== TIMESTAMPED) continue;
+      const event = offchainEvent(log, topic0 === REVOKED_OFFCHAIN);
+      if (event) offchain.push(event);
+      continue;
+    }
+    if (log.address.toLowerCase() !== args.registry.toLowerCase()) continue;
     if (topic0 !== REGISTERED && topic0 !== REGISTERED_V1) continue;
     const uid = log.topics[1];
     if (!uid || log.blockNumber === null || log.blockHash === null) continue;
@@ -108,14 +133,15 @@ export async function getRegisteredLogs(
   }
   return {
     events: events.sort((a, b) => a.blockNumber - b.blockNumber),
+    offchain: offchain.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex),
     toBlock: got.toBlock,
     refused: got.refused,
   };
 }
 
 /**
- * The logs of the SchemaRegistry and EAS over one range, read by a single eth_getLogs (an address list, the four event
- * signatures as topic 0, no schema filter): what a run near the head reads, instead of one request for discovery and
+ * The logs of the SchemaRegistry and EAS over one range, read by a single eth_getLogs (an address list, the six event
+ * signatures as topic 0 — EAS's off-chain events among them —, no schema filter): what a run near the head reads, instead of one request for discovery and
  * one for the attestations. Both read from it as from their own request (getRegisteredLogs, getEasLogs filter it by
  * address, signature, schema and block), for any range inside [fromBlock, toBlock].
  */
@@ -127,7 +153,7 @@ export async function getTailLogs(
 ): Promise<TailLogs> {
   const got = await getLogsAdaptive(client, {
     address: [args.registry, args.eas],
-    topics: [[REGISTERED, REGISTERED_V1, ATTESTED, REVOKED]],
+    topics: [[REGISTERED, REGISTERED_V1, ATTESTED, REVOKED, REVOKED_OFFCHAIN, TIMESTAMPED]],
     fromBlock: args.fromBlock,
     toBlock: args.toBlock,
   });
@@ -227,6 +253,9 @@ function parseLogs(raw: RawLog[], args: { eas: Address; schemaUids: readonly Hex
   for (const log of raw) {
     // Defensive: a provider that ignores part of the filter must not inject foreign events.
     if (log.removed || log.address.toLowerCase() !== args.eas.toLowerCase()) continue;
+    // The tail's off-chain events are discovery's (getRegisteredLogs); they carry no schema.
+    const topic0 = log.topics[0]?.toLowerCase();
+    if (topic0 === REVOKED_OFFCHAIN || topic0 === TIMESTAMPED) continue;
     const schemaUid = log.topics[3]?.toLowerCase();
     if (!schemaUid || !schemas.has(schemaUid)) continue;
     if (
@@ -250,4 +279,34 @@ function parseLogs(raw: RawLog[], args: { eas: Address; schemaUids: readonly Hex
     });
   }
   return events.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+}
+
+/**
+ * An off-chain event as read from its topics (every argument is indexed): RevokedOffchain(revoker, data, timestamp),
+ * Timestamped(data, timestamp). Undefined for a pending log or one whose topics are not the event's.
+ */
+function offchainEvent(log: RawLog, revoked: boolean): EasEvent | undefined {
+  if (
+    log.blockNumber === null ||
+    log.blockHash === null ||
+    log.transactionHash === null ||
+    log.logIndex === null ||
+    log.topics.length !== (revoked ? 4 : 3)
+  ) {
+    return undefined;
+  }
+  const [, first, second, third] = log.topics;
+  const uid = (revoked ? second : first)!.toLowerCase() as Hex;
+  const timestamp = hexToBigInt((revoked ? third : second)!);
+  return {
+    kind: revoked ? "RevokedOffchain" : "Timestamped",
+    uid,
+    ...(revoked ? { revoker: `0x${first!.slice(-40).toLowerCase()}` as Hex } : {}),
+    timestamp,
+    schemaUid: "0x" as Hex,
+    blockNumber: Number(hexToBigInt(log.blockNumber)),
+    blockHash: log.blockHash.toLowerCase() as Hex,
+    txHash: log.transactionHash.toLowerCase() as Hex,
+    logIndex: Number(hexToBigInt(log.logIndex)),
+  };
 }

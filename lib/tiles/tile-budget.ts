@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
+import { proofsFrom } from "../proofs/source.js";
 import { clusterAt, clustersTile, type TileContent } from "./tile-clusters.js";
 import { COUNTS_MAX_ZOOM, cellCounts } from "./tile-pyramid.js";
 import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
@@ -10,6 +11,7 @@ export { ROW_BUDGET };
 
 import { tileCondition, WX, WY } from "./tile-sql.js";
 import type { TileAddress } from "./web-mercator.js";
+import { WORLD_BITS } from "./web-mercator.js";
 
 export type RowBudget = number;
 
@@ -34,8 +36,11 @@ export async function sampledContent(
   filter: ProofFilter,
   budget: RowBudget,
 ): Promise<TileContent | undefined> {
-  if (t.z > COUNTS_MAX_ZOOM) return undefined;
-  const cells = (await cellCounts(db, t, {})).filter((c) => c.n > 0);
+  // The off-chain records alone are read from their rows: the counts hold the on-chain proofs only.
+  if (t.z > COUNTS_MAX_ZOOM || filter.source === "offchain") return undefined;
+  const onchain = (await cellCounts(db, t, {})).filter((c) => c.n > 0);
+  // Both sources: each cell's candidates are its on-chain proofs (the counts) and its off-chain records (their rows).
+  const cells = filter.source === "all" ? withOffchain(onchain, await offchainCells(db, t)) : onchain;
   const candidates = cells.reduce((n, c) => n + c.n, 0);
   if (candidates <= budget) return undefined;
   if (selective(filter) && (await matchesAtMost(db, filter, budget))) return undefined;
@@ -47,9 +52,34 @@ async function matchesAtMost(db: Db, filter: ProofFilter, budget: RowBudget): Pr
   const where = whereClause(filter);
   const [row] = await queryRows<{ n: number }>(
     db,
-    sql`select count(*)::int as n from (select 1 from ${p} ${where ? sql`where ${where}` : sql``} limit ${sql.raw(String(budget + 1))}) s`,
+    sql`select count(*)::int as n from (select 1 from ${proofsFrom(filter.source)} ${where ? sql`where ${where}` : sql``} limit ${sql.raw(String(budget + 1))}) s`,
   );
   return Number(row?.n ?? 0) <= budget;
+}
+
+type Cell = { gx: number; gy: number; n: number };
+
+/** The off-chain records of a tile per cluster cell (the cells of level z + 3, as cellCounts names them). */
+async function offchainCells(db: Db, t: TileAddress): Promise<Cell[]> {
+  const shift = sql.raw(String(WORLD_BITS - t.z - CLUSTER_GRID_BITS));
+  const rows = await queryRows<Cell>(
+    db,
+    sql`select (${WX} >> ${shift})::int as gx, (${WY} >> ${shift})::int as gy, count(*)::int as n
+      from ${proofsFrom("offchain")} where ${tileCondition(t)} group by 1, 2`,
+  );
+  return rows.map((r) => ({ gx: Number(r.gx), gy: Number(r.gy), n: Number(r.n) }));
+}
+
+/** Cells of both sources, their candidates added up. */
+function withOffchain(onchain: Cell[], offchain: Cell[]): Cell[] {
+  const byCell = new Map(onchain.map((c) => [`${c.gx},${c.gy}`, { gx: c.gx, gy: c.gy, n: c.n }]));
+  for (const c of offchain) {
+    const key = `${c.gx},${c.gy}`;
+    const held = byCell.get(key);
+    if (held) held.n += c.n;
+    else byCell.set(key, { ...c });
+  }
+  return [...byCell.values()];
 }
 
 type SampleRow = {
@@ -80,7 +110,7 @@ async function sampledClusters(
   const samples = cells.map((c) => {
     const cell = { z: t.z + CLUSTER_GRID_BITS, x: c.gx, y: c.gy };
     return sql`(select ${c.gx}::int as gx, ${c.gy}::int as gy, ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
-      from ${p} where ${tileCondition(cell)} limit ${limit})`;
+      from ${proofsFrom(filter.source)} where ${tileCondition(cell)} limit ${limit})`;
   });
   const rows = await queryRows<SampleRow>(
     db,

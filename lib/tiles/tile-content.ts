@@ -4,6 +4,7 @@ import { unindexed } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { type ProofFilter, whereClause } from "../proofs/filter.js";
 import { proofProperty } from "../proofs/properties.js";
+import { proofsFrom } from "../proofs/source.js";
 import { renderedOnce } from "../proofs/sql-once.js";
 import { ROW_BUDGET, type RowBudget, sampledContent } from "./tile-budget.js";
 import {
@@ -99,15 +100,16 @@ type PointRow = { px: number; py: number } & Record<string, string | boolean | n
  * The points statement of zoom z up to its WHERE clause: parameter-free, so rendered to SQL text once per zoom
  * (renderedOnce, lib/proofs/sql-once.ts); per request Drizzle renders only the conditions, which carry the values.
  */
-const pointsHeads: SQL[] = [];
-function pointsHead(z: number): SQL {
-  let head = pointsHeads[z];
+const pointsHeads = new Map<string, SQL>();
+function pointsHead(z: number, source: ProofFilter["source"]): SQL {
+  const key = `${z}\u0000${source ?? ""}`;
+  let head = pointsHeads.get(key);
   if (!head) {
     const shift = sql.raw(String(WORLD_BITS - z - TILE_EXTENT_BITS));
     head = renderedOnce(
-      sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns} from ${p} `,
+      sql`select ((${WX} >> ${shift}) & 4095)::int4 as px, ((${WY} >> ${shift}) & 4095)::int4 as py, ${propertyColumns} from ${proofsFrom(source)} `,
     );
-    pointsHeads[z] = head;
+    pointsHeads.set(key, head);
   }
   return head;
 }
@@ -116,7 +118,7 @@ function pointsHead(z: number): SQL {
 async function pointsOf(db: Db, t: TileAddress, filter: ProofFilter, limit: number): Promise<TilePoint[]> {
   const rows = await queryRows<PointRow>(
     db,
-    sql`${pointsHead(t.z)}${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
+    sql`${pointsHead(t.z, filter.source)}${whereOf(filter, t)} limit ${sql.raw(String(limit))}`,
   );
   const points = new Array<TilePoint>(rows.length);
   for (let i = 0; i < rows.length; i++) points[i] = toPoint(rows[i]!);
@@ -146,7 +148,7 @@ async function clustersFromRows(db: Db, t: TileAddress, filter: ProofFilter): Pr
     sql`select (sx / n)::float8 as mx, (sy / n)::float8 as my, n::float8 as n, uid from (
         select w.wx >> ${shift} as gx, w.wy >> ${shift} as gy, count(*) as n, sum(w.wx) as sx, sum(w.wy) as sy,
           case when count(*) = 1 then min(w.uid) end as uid
-        from (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid from ${p} ${whereOf(filter, t)}) w
+        from (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid from ${proofsFrom(filter.source)} ${whereOf(filter, t)}) w
         group by 1, 2) c
       order by gy, gx`,
   );

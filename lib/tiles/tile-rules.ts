@@ -46,6 +46,7 @@ export const TILE_FILTER_NAMES = [
   "locationType",
   "prover",
   "subject",
+  "source",
   "near",
   "radius",
   "filter",

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { filterParam } from "../params/filter-params.js";
+import { FILTER_PARAMS, filterParam } from "../params/filter-params.js";
 import { bboxParam, booleanParam, doc, integerParam, timestampParam } from "../params/grammar.js";
 import { MAX_RADIUS_M } from "../proofs/near.js";
 
@@ -74,6 +74,14 @@ export const LIST_PARAMS = {
   ),
   prover: filterParam("prover", "Attester address, 0x + 40 hex digits, any case."),
   subject: filterParam("subject", "Recipient address, 0x + 40 hex digits, any case."),
+  source: v.optional(
+    doc(
+      FILTER_PARAMS.source,
+      "Where the records come from: onchain (attestations indexed from the chains), offchain (signed off-chain attestations published to POST /api/v0/location-records) or all (both, in one order, paged by one cursor). Each record says which in its `source` member.",
+      "all",
+    ),
+    "onchain",
+  ),
   fromTimestamp: v.optional(
     doc(
       timestampParam("fromTimestamp", "start"),

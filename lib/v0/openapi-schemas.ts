@@ -116,23 +116,12 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
       },
       truncated: TRUNCATED_SCHEMA as unknown as Json,
     },
-    "A location proof: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names",
+    "A location record: one EAS attestation of a location schema (v0.1, or the Location Protocol's), decoded by its schema's field names; on chain (source onchain), or a signed off-chain attestation published to this service (source offchain, in a list with source=offchain or all)",
     ["distance", "truncated"],
   ),
   OffchainLocationRecord: closed(
     {
-      ...Object.fromEntries(
-        PROOF_PROPERTIES.map((q) => {
-          const schema = jsonSchemaOf(q, "2020-12");
-          // An off-chain record was never in a block or a transaction.
-          return [
-            q.name,
-            q.name === "block_number" || q.name === "tx_hash"
-              ? { anyOf: [schema, { type: "null" }] }
-              : schema,
-          ];
-        }),
-      ),
+      ...Object.fromEntries(PROOF_PROPERTIES.map((q) => [q.name, jsonSchemaOf(q, "2020-12")])),
       source: { const: "offchain", description: "An off-chain attestation published to this service" },
       signer: {
         type: "string",
@@ -140,6 +129,12 @@ export const NATIVE_SCHEMAS: Record<string, Json> = {
         description: "The address the EIP-712 signature recovers (the attester; also prover)",
       },
       published_at: { type: "string", format: "date-time", description: "When this service accepted it" },
+      timestamped_at: {
+        type: ["string", "null"],
+        format: "date-time",
+        description:
+          "When its uid was timestamped on its chain (EAS Timestamped, read by the sync); null while it was not",
+      },
       offchain_version: {
         type: "integer",
         enum: [1, 2],

@@ -290,9 +290,13 @@ describe("a writer killed in the middle of schema discovery", () => {
           // Watching only: the kill comes once discovery has read past the blocks where the schemas were registered
           // (and committed them), long before it reaches the head.
           intercept: (call) => {
-            const filter = call.params?.[0] as { address?: string; fromBlock?: string } | undefined;
-            if (call.method === "eth_getLogs" && filter?.address?.toLowerCase() === registry) {
-              if (Number(BigInt(filter.fromBlock ?? "0x0")) >= 16 && ++discoveryCalls === 2) kill?.();
+            const filter = call.params?.[0] as
+              | { address?: string | string[]; fromBlock?: string }
+              | undefined;
+            // Discovery's request names the registry (and EAS, for its off-chain events: lib/sync/logs.ts).
+            const addresses = [filter?.address ?? []].flat().map((a) => a.toLowerCase());
+            if (call.method === "eth_getLogs" && addresses.includes(registry)) {
+              if (Number(BigInt(filter?.fromBlock ?? "0x0")) >= 16 && ++discoveryCalls === 2) kill?.();
             }
             return undefined;
           },

@@ -1,7 +1,8 @@
-import { sql } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
+import { locationProofs, offchainRecords } from "../../db/schema.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { loadSyntheticProofs } from "../../lib/local/synthetic-proofs.js";
 import { cql2Filter } from "../../lib/ogc/cql2/index.js";
@@ -151,5 +152,40 @@ describe("a filtered tile reads at most its row budget", () => {
     const { content, most } = await budgeted(Z0, filter);
     expect(content).toEqual(await tileContentFromRows(app.db, Z0, filter));
     expect(most).toBeLessThanOrEqual(BUDGET + 1);
+  });
+});
+
+describe("a tile of both sources (source=all)", () => {
+  it("adds the off-chain records of each cell to its candidates: a filter matching every record counts them all", async () => {
+    // Off-chain records: copies of 200 proofs under other uids (the columns both tables share, db/schema.ts).
+    const shared = Object.values(getTableColumns(offchainRecords))
+      .map((c) => c.name)
+      .filter(
+        (name) =>
+          name in Object.fromEntries(Object.values(getTableColumns(locationProofs)).map((c) => [c.name, 1])),
+      )
+      .filter((name) => name !== "uid");
+    const list = sql.raw(shared.map((n) => `"${n}"`).join(", "));
+    await app.db.execute(sql`
+      insert into offchain_records (uid, ${list}, offchain_version, domain_version, signed)
+      select '0xff' || substr(uid, 5), ${list}, 2, '1.3.0', '{}' from location_proofs
+       where longitude is not null order by uid limit 200`);
+    const count = async (table: string) =>
+      (
+        await queryRows<{ n: number }>(
+          app.db,
+          sql`select count(*)::int as n from ${sql.identifier(table)} where longitude is not null`,
+        )
+      )[0]!.n;
+    const [onchain, offchain] = [await count("location_proofs"), await count("offchain_records")];
+    expect(offchain).toBe(200);
+    // Every record matches, so each sampled cell's estimate is its candidates: the on-chain counts and the off-chain
+    // rows of the cell, added up.
+    const all = await tileContent(app.db, Z0, { ...OGC, source: "all" }, BUDGET);
+    expect(all.kind).toBe("clusters");
+    if (all.kind === "clusters") expect(all.total).toBe(onchain + offchain);
+    const alone = await tileContent(app.db, Z0, { ...OGC, source: "offchain" }, BUDGET);
+    expect(alone.kind === "clusters" ? alone.total : alone.points.length).toBe(offchain);
+    expect(alone).toEqual(await tileContentFromRows(app.db, Z0, { ...OGC, source: "offchain" }));
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { type Db, transactionWithBudget } from "../../../db/client.js";
 import { chainSchemas } from "../../../db/schema.js";
+import { type OffchainChainEvent, storeOffchainEvents } from "../../offchain/chain-events.js";
 import { budgetMs } from "../deadline.js";
 import { pruneBlocks, storeBlocks } from "./blocks.js";
 import { holdLease, type Writer } from "./lease.js";
@@ -8,13 +9,15 @@ import type { NewChainSchema } from "./schema-states.js";
 
 /**
  * One discovery step (lib/sync/discovery.ts), like commitBatch: the schemas it found (a schema seen again keeps its
- * state and learns where it was registered), the block hashes, and the discovery cursor, in one transaction under
- * the lease.
+ * state and learns where it was registered), EAS's off-chain events it read, the block hashes, and the discovery
+ * cursor, in one transaction under the lease.
  */
 export async function commitDiscovery(
   db: Db,
   c: Writer & {
     schemas: NewChainSchema[];
+    /** EAS's off-chain events of the step's ranges (lib/offchain/chain-events.ts) */
+    offchain?: OffchainChainEvent[];
     blocks: { number: number; hash: string }[];
     cursor: number;
     rangeSize: number;
@@ -35,6 +38,7 @@ export async function commitDiscovery(
           },
         });
     }
+    if (c.offchain?.length) await storeOffchainEvents(t, c.chainId, c.offchain);
     await storeBlocks(t, c.chainId, c.blocks);
     await pruneBlocks(t, c.chainId, c.cursor);
   });

@@ -1,6 +1,7 @@
 import { and, eq, gt, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows, transactionWithBudget } from "../../../db/client.js";
 import { syncBlocks } from "../../../db/schema.js";
+import { rewindOffchainEvents } from "../../offchain/chain-events.js";
 import { budgetMs } from "../deadline.js";
 import { LeaseLostError } from "./lease.js";
 
@@ -56,6 +57,9 @@ export async function rewind(
       sql`update chain_schemas set backfill_cursor = greatest(${c.ancestor}::bigint, backfill_from - 1), updated_at = now()
            where chain_id = ${c.chainId} and state = 'backfill' and backfill_cursor > ${c.ancestor}`,
     );
+    // EAS's off-chain events of orphaned blocks go now (few, and no row of theirs is queued), and the records they
+    // revoked or timestamped are worked out again (lib/offchain/chain-events.ts).
+    await rewindOffchainEvents(t, c.chainId, c.ancestor);
     await tx
       .delete(syncBlocks)
       .where(and(eq(syncBlocks.chainId, c.chainId), gt(syncBlocks.blockNumber, c.ancestor)));
