@@ -128,9 +128,13 @@ export function unwrappedPredicate(
   // S_OVERLAPS, S_CROSSES and S_CONTAINS are false where the two are apart, and a literal is never empty): a shape
   // that passes has a box that overlaps the literal's or, crossing, the moved copy's. That prefilter, in front, is
   // what the GiST index reads (the crossing shapes' own partial index for the moved copy): tight boxes, never the box
-  // of the union (which spans over 360°), and the exact test runs once per row it leaves. It changes no answer: where
-  // the test is true the prefilter is, and where the test is unknown (a null shape) the prefilter is not false.
-  const prefilter = sql`(${shape} && ${lit} or (${crossing} and ${shape} && ${moved}))`;
+  // of the union (which spans over 360°), and the exact test runs once per row it leaves. A plain shape within (or
+  // equal to) the literal has its box inside the literal's, and one that contains it has a box around it: `@` and `~`,
+  // tighter than `&&`, which the same index reads (PostGIS rounds both boxes outward alike, which keeps containment).
+  // It changes no answer: where the test is true the prefilter is, and where the test is unknown (a null shape) the
+  // prefilter is not false.
+  const box = sql.raw(op === "s_within" || op === "s_equals" ? "@" : op === "s_contains" ? "~" : "&&");
+  const prefilter = sql`(${shape} ${box} ${lit} or (${crossing} and ${shape} && ${moved}))`;
   if (op === "s_intersects" || op === "s_disjoint") {
     const intersects = sql`(${prefilter} and ((${plain} and ST_Intersects(${shape}, ${lit})) or (${crossing} and (ST_Intersects(${shape}, ${lit}) or ST_Intersects(${shape}, ${moved})))))`;
     return op === "s_intersects" ? intersects : sql`(not ${intersects})`;
