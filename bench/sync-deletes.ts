@@ -25,7 +25,12 @@ const { appendix } = DEVNET_SCHEMA_UIDS;
 
 export async function deletesAndReconciliation(db: Db, devnet: Devnet): Promise<void> {
   let t = performance.now();
-  await copyProof(db, { where: sql`schema_uid = ${appendix}`, count: ROWS, uidPrefix: "be", spread: true });
+  await copyProof(db, {
+    where: sql`schema_uid = ${appendix}`,
+    count: ROWS,
+    uidPrefix: "be",
+    place: "spread",
+  });
   const [stored] = await queryRows<{ all: number; schema: number }>(
     db,
     sql`select count(*)::int as all, count(*) filter (where schema_uid = ${appendix})::int as schema

@@ -125,6 +125,7 @@ export async function reconcileRevocations(deps: {
         result.changed += await commitReconcilePage(db, { ...writer, revoked, checked: page.length, last });
         result.checked += page.length;
         after = last;
+        await options.afterBatch?.({ kind: "reconcile", rows: page.length, done: last === null });
         if (last === null) {
           result.complete = true;
           break;
