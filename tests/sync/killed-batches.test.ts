@@ -32,7 +32,8 @@ import { buildSyncWorkers, type SyncWorker, type SyncWorkers } from "../helpers/
  */
 const PG = process.env.DATABASE_URL;
 const BATCH = 300;
-const PAGE = 100;
+/** Small pages: the devnet's few dozen real proofs, among them the revoked ones, span several. */
+const PAGE = 10;
 const LEASE_MS = 1_000;
 const OPTIONS = {
   deleteBatchSize: BATCH,
@@ -324,7 +325,7 @@ describe.skipIf(!PG)("a run killed in the batched work (needs DATABASE_URL)", ()
       });
       await copyProof(app.db, {
         where: sql`schema_uid <> ${appendix} and revoked = false`,
-        count: 1_500,
+        count: 500,
         uidPrefix: "f2",
       });
     }, 120_000);
@@ -365,7 +366,7 @@ describe.skipIf(!PG)("a run killed in the batched work (needs DATABASE_URL)", ()
         startWorker(app, devnet, { SYNC_MODE: "reconcile", ...env });
       const lapse = () => new Promise((r) => setTimeout(r, LEASE_MS + 200));
       const seen: string[] = [];
-      for (let k = 0; k < 4; k++) {
+      for (let k = 0; k < 6; k++) {
         const before = await state();
         if (k % 2 === 0) {
           // The next gap the pass has not fixed yet, locked: its page's update waits for it.
