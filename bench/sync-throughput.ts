@@ -13,7 +13,8 @@
  *   BENCH_ATTESTATIONS=2000 npm run bench:sync
  *   BENCH_SYNC_PART=quiet npm run bench:sync           # only the quiet networks (bench/sync-quiet.ts)
  *   BENCH_SYNC_PART=scale npm run bench:sync           # index the attestations once, then only the scale part
- *   BENCH_SYNC_DELETE_ROWS=100000 npm run bench:sync   # the scale part's synthetic rows (default 500,000)
+ *   BENCH_SYNC_PART=scale npm run bench:sync -- --rows 100000
+ *                                                      # the scale part's synthetic rows (default 500,000)
  *
  * Prints attestations/s and RPC requests per 1,000 attestations (goals: ≤ 15 requests per 1,000; ≥ 800/s at 50 ms),
  * and checks that every location attestation, and nothing else, was indexed. First, the quiet networks
@@ -40,10 +41,15 @@ import {
   registerSchemas,
 } from "../lib/devnet/schemas.js";
 import { createSyncService } from "../lib/sync/service.js";
+import { benchArgs } from "./common.js";
 import { deletesAndReconciliation } from "./sync-deletes.js";
 import { quietNetworks } from "./sync-quiet.js";
 
 const N = Number(process.env.BENCH_ATTESTATIONS ?? 10_000);
+/** the scale part's synthetic rows of one schema (bench/sync-deletes.ts) */
+const { rows: ROWS } = benchArgs({
+  numbers: { rows: Number(process.env.BENCH_SYNC_DELETE_ROWS ?? 500_000) },
+});
 /** BENCH_SYNC_PART=quiet | throughput runs one part only (default: both) */
 const PART = process.env.BENCH_SYNC_PART ?? "all";
 
@@ -218,7 +224,7 @@ async function main() {
         ].join(" "),
       );
     }
-    if (PART === "all" || PART === "scale") await deletesAndReconciliation(handle.db, devnet);
+    if (PART === "all" || PART === "scale") await deletesAndReconciliation(handle.db, devnet, ROWS);
   } finally {
     await handle.close();
     await drop();

@@ -12,6 +12,7 @@ import type { Stage } from "./stream.js";
  */
 async function batches(
   stage: Pick<Stage, "options" | "outOfBudget" | "budgetLeftMs">,
+  kind: "denied" | "rewind" | "removal",
   step: () => Promise<{ deleted: number; done: boolean }>,
 ): Promise<{ deleted: number; done: boolean }> {
   const most = stage.options.deleteBatchesPerRun ?? Number.POSITIVE_INFINITY;
@@ -23,6 +24,7 @@ async function batches(
     const b = await step();
     slowest = Math.max(slowest, performance.now() - t);
     deleted += b.deleted;
+    await stage.options.afterBatch?.({ kind, rows: b.deleted, done: b.done });
     if (b.done) return { deleted, done: true };
   }
   return { deleted, done: false };
@@ -36,7 +38,7 @@ async function batches(
 export async function finishRewinds(stage: Stage, pending: readonly SyncDeleteRow[]): Promise<boolean> {
   for (const item of pending) {
     if (item.kind !== "rewind") continue;
-    const { deleted, done } = await batches(stage, () =>
+    const { deleted, done } = await batches(stage, "rewind", () =>
       deleteBatch(stage.db, { ...stage.writer, batch: stage.options.deleteBatchSize, item }),
     );
     stage.schemaOutcome.removed += deleted;
@@ -66,7 +68,7 @@ export async function deleteRows(
   const batch = stage.options.deleteBatchSize;
   let offDone = true;
   if (offSchemas) {
-    const off = await batches(stage, async () => {
+    const off = await batches(stage, "denied", async () => {
       const n = await deleteOffRows(stage.db, { ...stage.writer, batch });
       return { deleted: n, done: n < batch };
     });
@@ -99,7 +101,7 @@ export async function removeBatches(
   >,
   item: SyncDeleteRow,
 ): Promise<{ deleted: number; done: boolean }> {
-  const r = await batches(stage, () =>
+  const r = await batches(stage, "removal", () =>
     deleteBatch(stage.db, { ...stage.writer, batch: stage.options.deleteBatchSize, item }),
   );
   stage.schemaOutcome.removed += r.deleted;

@@ -45,6 +45,16 @@ export type SyncOptions = {
   deleteBatchSize: number;
   /** At most this many delete batches per run (default: as many as the time budget allows). */
   deleteBatchesPerRun?: number;
+  /**
+   * Called after each committed batch of the batched work: a delete batch (a denied schema's rows, a rewind's, an
+   * operator's removal) or a reconciliation page. Tests check the database between batches with it, and a test's
+   * worker prints a line per batch so that its parent can kill it at any step.
+   */
+  afterBatch?: (batch: {
+    kind: "denied" | "rewind" | "removal" | "reconcile";
+    rows: number;
+    done: boolean;
+  }) => void | Promise<void>;
   /** Proofs per page of revocation reconciliation (lib/sync/revocations.ts RECONCILE_PAGE unless set). */
   reconcilePageSize?: number;
   /** Which schemas are indexed (SCHEMA_MODE, SCHEMA_ALLOW, SCHEMA_DENY; lib/sync/schemas.ts). */

@@ -99,7 +99,10 @@ export async function reconcileRevocations(deps: {
       result.blockNumber = Number(blockNumber);
       let after = state.reconcileCursor;
       for (;;) {
-        const page = await reconcilePage(db, chain.chainId, after, pageSize);
+        // One uid more than a page: whether another page follows, so that a pass whose proofs fill its last page
+        // exactly ends with that page, and a pass over N proofs takes ceil(N / page size) pages, never one more.
+        const read = await reconcilePage(db, chain.chainId, after, pageSize + 1);
+        const page = read.slice(0, pageSize);
         const reads = page.length
           ? await untilKnown("reconciliation reads", () =>
               readAttestations(client, chain.eas, page as Hex[], {
@@ -121,10 +124,11 @@ export async function reconcileRevocations(deps: {
               readAt: Number(blockNumber),
             });
         }
-        const last = page.length < pageSize ? null : page.at(-1)!;
+        const last = read.length > pageSize ? page.at(-1)! : null;
         result.changed += await commitReconcilePage(db, { ...writer, revoked, checked: page.length, last });
         result.checked += page.length;
         after = last;
+        await options.afterBatch?.({ kind: "reconcile", rows: page.length, done: last === null });
         if (last === null) {
           result.complete = true;
           break;

@@ -31,6 +31,8 @@ export type SyncWorkers = {
     steps?: boolean;
     /** a second chain to sync at the same time (devnet2) */
     rpcUrl2?: string;
+    /** more of the worker's environment (serve-sync-child.ts names what it reads) */
+    env?: Record<string, string>;
   }): SyncWorker;
   /** kills what still runs and deletes the bundle */
   dispose(): Promise<void>;
@@ -59,6 +61,7 @@ export async function buildSyncWorkers(): Promise<SyncWorkers> {
     options: object;
     steps?: boolean;
     rpcUrl2?: string;
+    env?: Record<string, string>;
   }): SyncWorker {
     const child = spawn(process.execPath, [bundle], {
       env: {
@@ -70,6 +73,7 @@ export async function buildSyncWorkers(): Promise<SyncWorkers> {
         ...(env.rpcUrl2 ? { RPC_URL_DEVNET2: env.rpcUrl2, CHAINS: "devnet,devnet2" } : {}),
         SYNC_OPTIONS: JSON.stringify(env.options),
         ...(env.steps ? { SYNC_STEPS: "1" } : {}),
+        ...env.env,
       },
       stdio: ["pipe", "pipe", "inherit"],
     });

@@ -109,3 +109,23 @@ describe("revocation reconciliation continues where it stopped", () => {
     await app.db.execute(sql`update sync_state set lease_owner = null, lease_expires_at = null`);
   });
 });
+
+describe("a pass whose proofs fill its last page exactly", () => {
+  it("ends with that page: ceil(N / page size) calls, not one more", async () => {
+    const [{ n }] = (await queryRows<{ n: number }>(
+      app.db,
+      sql`select count(*)::int as n from location_proofs where revoked = false`,
+    )) as [{ n: number }];
+    // A page size that divides the proofs to check into several full pages.
+    const page = Array.from({ length: n }, (_, i) => i + 2).find((d) => n % d === 0 && d < n);
+    expect(page, `a divisor of ${n}`).toBeDefined();
+    const calls = [];
+    for (let i = 0; i < n; i++) {
+      const r = (await service({ reconcilePageSize: page }).reconcile(["devnet"])).chains[0]!;
+      calls.push(r);
+      if (r.complete) break;
+    }
+    expect(calls.map((c) => c.checked)).toEqual(Array.from({ length: n / page! }, () => page));
+    expect(calls.at(-1)!.complete).toBe(true);
+  });
+});

@@ -47,7 +47,8 @@ const REFRESHED = [
   ...DECODED,
 ] as const;
 
-const INSERTED = ["chain_id", "uid", ...REFRESHED] as const;
+/** Every column the engine writes, in the order of COLUMNS. */
+export const INSERTED = ["chain_id", "uid", ...REFRESHED] as const;
 const snake = (k: string) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const COLUMNS = sql.raw(INSERTED.join(", "));
 export const UPSERT_SET = sql.raw(REFRESHED.map((c) => `${c} = excluded.${c}`).join(", "));
