@@ -55,14 +55,7 @@ export async function buildSyncWorkers(): Promise<SyncWorkers> {
   });
   const live = new Set<ChildProcess>();
 
-  function start(env: {
-    dbUrl: string;
-    rpcUrl: string;
-    options: object;
-    steps?: boolean;
-    rpcUrl2?: string;
-    env?: Record<string, string>;
-  }): SyncWorker {
+  function start(env: Parameters<SyncWorkers["start"]>[0]): SyncWorker {
     const child = spawn(process.execPath, [bundle], {
       env: {
         PATH: process.env.PATH ?? "",

@@ -1,18 +1,14 @@
-import {
-  Offchain,
-  OffchainAttestationVersion,
-  type SignedOffchainAttestation,
-} from "@ethereum-attestation-service/eas-sdk";
-import { Wallet } from "ethers";
-import { type Hex, zeroHash } from "viem";
+import type { SignedOffchainAttestation } from "@ethereum-attestation-service/eas-sdk";
+import type { Hex } from "viem";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
 import { DEVNET_ACCOUNTS, offchainOnChain } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { AUTH, blockNumber, mine, rpc, startTestDevnet } from "../helpers/anvil.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { jsonOf, offchainOf, offchainTestApp, signOffchain } from "../helpers/offchain.js";
 
 /**
  * Revocation and timestamps from the chain: EAS's revokeOffchain and timestamp, sent on the devnet, show on the
@@ -20,36 +16,17 @@ import { endAfterAll } from "../helpers/fixtures.js";
  * revocation; a reorg (anvil_rollback, then other blocks at those heights) takes them back.
  */
 
-// anvil's first default key (a public test key): DEVNET_ACCOUNTS[0], the attester.
-const signer = new Wallet("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+// The publisher (anvil's first default key) is DEVNET_ACCOUNTS[0], the attester.
 const [ATTESTER, SOMEONE] = DEVNET_ACCOUNTS as [Hex, Hex];
 
 let devnet: Devnet;
 let app: TestApp;
 
-const now = () => BigInt(Math.floor(Date.now() / 1000));
-const jsonOf = (value: unknown) =>
-  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
-
-async function sign(memo: string): Promise<SignedOffchainAttestation> {
-  const offchain = new Offchain(
-    { address: devnet.eas, version: "1.3.0", chainId: BigInt(devnet.chainId) },
-    OffchainAttestationVersion.Version2,
-    undefined as never,
-  );
-  return offchain.signOffchainAttestation(
-    {
-      schema: LOCATION_SCHEMA_UID as Hex,
-      recipient: "0x000000000000000000000000000000000000dEaD",
-      time: now(),
-      expirationTime: 0n,
-      revocable: true,
-      refUID: zeroHash,
-      data: encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5", memo }),
-    },
-    signer,
-  );
-}
+const sign = (memo: string): Promise<SignedOffchainAttestation> =>
+  signOffchain(offchainOf(devnet), {
+    schema: LOCATION_SCHEMA_UID as Hex,
+    data: encodeLocationProof({ locationType: "DecimalDegrees<string>", location: "1.5, 2.5", memo }),
+  });
 
 async function publish(s: SignedOffchainAttestation) {
   const res = await app.get("/api/v0/location-records", {
@@ -76,15 +53,8 @@ const sync = async () => {
 beforeAll(async () => {
   devnet = await startTestDevnet();
   await mine(devnet.rpcUrl, 2);
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    // Confirmations 0, so that a reorg reaches indexed blocks without mining dozens of blocks.
-    CONFIRMATIONS_DEVNET: "0",
-    PUBLISH_PER_MINUTE_CLIENT: "0",
-    PUBLISH_PER_MINUTE_ATTESTER: "0",
-  });
+  // No confirmations, so that a reorg reaches indexed blocks without mining dozens of blocks.
+  app = await offchainTestApp(devnet.rpcUrl);
   await sync();
 }, 120_000);
 endAfterAll(() => [app, devnet]);

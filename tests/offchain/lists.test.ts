@@ -1,25 +1,21 @@
-import {
-  Offchain,
-  OffchainAttestationVersion,
-  type SignedOffchainAttestation,
-} from "@ethereum-attestation-service/eas-sdk";
-import { Wallet } from "ethers";
-import { type Hex, toHex, zeroHash } from "viem";
+import { OffchainAttestationVersion } from "@ethereum-attestation-service/eas-sdk";
 import { beforeAll, describe, expect, it } from "vitest";
-import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
-import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import {
-  DEVNET_SCHEMA_UIDS,
-  DEVNET_SCHEMAS,
-  encodeRecord,
-  registerSchemas,
-} from "../../lib/devnet/schemas.js";
 import type { TileAddress } from "../../lib/tiles/web-mercator.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { AUTH, mine } from "../helpers/anvil.js";
+import type { TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import {
+  jsonOf,
+  offchainDevnet,
+  offchainOf,
+  offchainTestApp,
+  recordData,
+  OFFCHAIN_SCHEMAS as SCHEMAS,
+  publisher as signer,
+  signOffchain,
+} from "../helpers/offchain.js";
 import { decodeTile } from "../tiles/decode.js";
 
 /**
@@ -28,10 +24,6 @@ import { decodeTile } from "../tiles/decode.js";
  * (`source=offchain`, `source=all`, the default on-chain only), GraphQL, the OGC items and a tile.
  */
 
-// anvil's first default key (a public test key).
-const KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-const signer = new Wallet(KEY);
-const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
 const LIST = "/api/v0/location-proofs";
 const ITEMS = "/api/ogc/collections/location-proofs/items";
 const TILES = "/api/ogc/collections/location-proofs/tiles/WebMercatorQuad";
@@ -41,79 +33,8 @@ let app: TestApp;
 const published: string[] = [];
 const onchain: string[] = [];
 
-const now = () => BigInt(Math.floor(Date.now() / 1000));
-const jsonOf = (value: unknown) =>
-  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
-
-const SCHEMAS = {
-  v01: LOCATION_SCHEMA_UID as Hex,
-  appendix: DEVNET_SCHEMA_UIDS.appendix,
-  dart: DEVNET_SCHEMA_UIDS.dart,
-  sdk: DEVNET_SCHEMA_UIDS.sdk,
-};
-
-/** A record of each schema at a point of its own (all within 60°–64° east, 10°–12° north: one tile at zoom 4). */
-function recordData(schema: keyof typeof SCHEMAS, lon: number, lat: number): Hex {
-  const point = JSON.stringify({ type: "Point", coordinates: [lon, lat] });
-  const snakeCase = { srs: CRS84, location_type: "geojson-point", location: point };
-  switch (schema) {
-    case "v01":
-      return encodeLocationProof({
-        locationType: "geojson-point",
-        location: point,
-        eventTimestamp: now() - 60n,
-      });
-    case "appendix":
-      return encodeRecord(DEVNET_SCHEMAS.appendix, { ...snakeCase, lp_version: 1 });
-    case "dart":
-      return encodeRecord(DEVNET_SCHEMAS.dart, {
-        lp_version: "1.0.0",
-        ...snakeCase,
-        event_timestamp: now() - 30n,
-        memo: "dart",
-      });
-    case "sdk":
-      return encodeRecord(DEVNET_SCHEMAS.sdk, {
-        specVersion: 2,
-        srs: CRS84,
-        locationType: "geojson-point",
-        location: toHex(point),
-      });
-  }
-}
-
-async function signOffchain(
-  devnet: Devnet,
-  schema: Hex,
-  data: Hex,
-  version: OffchainAttestationVersion,
-): Promise<SignedOffchainAttestation> {
-  const offchain = new Offchain(
-    { address: devnet.eas, version: "1.3.0", chainId: BigInt(devnet.chainId) },
-    version,
-    undefined as never,
-  );
-  return offchain.signOffchainAttestation(
-    {
-      schema,
-      recipient: "0x000000000000000000000000000000000000dEaD",
-      time: now(),
-      expirationTime: 0n,
-      revocable: true,
-      refUID: zeroHash,
-      data,
-    },
-    signer,
-  );
-}
-
 beforeAll(async () => {
-  devnet = await startTestDevnet();
-  await registerSchemas(devnet.rpcUrl, devnet.schemaRegistry, [
-    DEVNET_SCHEMAS.appendix,
-    DEVNET_SCHEMAS.dart,
-    DEVNET_SCHEMAS.sdk,
-  ]);
+  devnet = await offchainDevnet();
   // Two on-chain proofs, in the same area as the off-chain records.
   for (const [lon, lat] of [
     [60.5, 10.5],
@@ -123,14 +44,7 @@ beforeAll(async () => {
     onchain.push(uid!.toLowerCase());
   }
   await mine(devnet.rpcUrl, 3);
-  app = await createTestApp({
-    CRON_SECRET: "test-secret",
-    CHAINS: "devnet",
-    RPC_URL_DEVNET: devnet.rpcUrl,
-    CONFIRMATIONS_DEVNET: "0",
-    PUBLISH_PER_MINUTE_CLIENT: "0",
-    PUBLISH_PER_MINUTE_ATTESTER: "0",
-  });
+  app = await offchainTestApp(devnet.rpcUrl);
   const synced = await app.get("/api/sync", { method: "POST", headers: AUTH });
   expect(synced.status).toBe(200);
   let i = 0;
@@ -139,7 +53,10 @@ beforeAll(async () => {
       const lon = 60.25 + (i % 4);
       const lat = 10.25 + Math.floor(i / 4);
       i++;
-      const signed = await signOffchain(devnet, SCHEMAS[schema], recordData(schema, lon, lat), version);
+      const signed = await signOffchain(offchainOf(devnet, version), {
+        schema: SCHEMAS[schema],
+        data: recordData(schema, lon, lat),
+      });
       const res = await app.get("/api/v0/location-records", {
         method: "POST",
         headers: { "content-type": "application/json" },

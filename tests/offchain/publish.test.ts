@@ -10,21 +10,26 @@ import { Wallet } from "ethers";
 import { type Hex, keccak256, toHex, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
-import { LOCATION_SCHEMA_UID } from "../../lib/chains/schema.js";
 import { loadConfig, setConfig } from "../../lib/config.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
-import {
-  DEVNET_SCHEMA_UIDS,
-  DEVNET_SCHEMAS,
-  encodeRecord,
-  registerSchemas,
-} from "../../lib/devnet/schemas.js";
+import { DEVNET_SCHEMA_UIDS, DEVNET_SCHEMAS, encodeRecord } from "../../lib/devnet/schemas.js";
 import { readPublication } from "../../lib/offchain/formats.js";
 import { offchainUid } from "../../lib/offchain/verify.js";
-import { AUTH, mine, startTestDevnet } from "../helpers/anvil.js";
+import { AUTH, mine } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import {
+  jsonOf,
+  nowSeconds,
+  type OffchainParams,
+  offchainDevnet,
+  offchainOf,
+  recordData,
+  OFFCHAIN_SCHEMAS as SCHEMAS,
+  publisher as signer,
+  signOffchain,
+} from "../helpers/offchain.js";
 
 /**
  * Off-chain location records, published and read back: the EAS SDK signs offchain versions 1 and 2 of the v0.1
@@ -33,26 +38,18 @@ import { endAfterAll } from "../helpers/fixtures.js";
  * attestation leave one record.
  */
 
-// anvil's first two default keys (public test keys).
-const KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+// anvil's second default key (a public test key): a signer other than the publisher.
 const OTHER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
-const signer = new Wallet(KEY);
 const other = new Wallet(OTHER_KEY);
 const PATH = "/api/v0/location-records";
-const CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
+const _CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84";
 
 let devnet: Devnet;
 let app: TestApp;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  devnet = await startTestDevnet();
-  await registerSchemas(devnet.rpcUrl, devnet.schemaRegistry, [
-    DEVNET_SCHEMAS.appendix,
-    DEVNET_SCHEMAS.dart,
-    DEVNET_SCHEMAS.sdk,
-    DEVNET_SCHEMAS.review,
-  ]);
+  devnet = await offchainDevnet([DEVNET_SCHEMAS.review]);
   await mine(devnet.rpcUrl, 3);
   // The publication limits are off but where a test sets them ("publishing modes and limits").
   env = {
@@ -69,80 +66,18 @@ beforeAll(async () => {
 }, 180_000);
 endAfterAll(() => [app, devnet]);
 
-const now = () => BigInt(Math.floor(Date.now() / 1000));
+const offchainFor = (version: OffchainAttestationVersion, chainId?: bigint, address?: string) =>
+  offchainOf(devnet, version, chainId, address);
 
-const offchainOf = (
-  version: OffchainAttestationVersion,
-  chainId = BigInt(devnet.chainId),
-  address = devnet.eas,
-) => new Offchain({ address, version: "1.3.0", chainId }, version, undefined as never);
-
-type Params = { schema: Hex; data: Hex; time?: bigint; expirationTime?: bigint; recipient?: string };
-
-async function sign(
-  p: Params,
+const sign = (
+  p: OffchainParams,
   version = OffchainAttestationVersion.Version2,
   wallet: Wallet = signer,
-  offchain = offchainOf(version),
-): Promise<SignedOffchainAttestation> {
-  return offchain.signOffchainAttestation(
-    {
-      schema: p.schema,
-      recipient: p.recipient ?? "0x000000000000000000000000000000000000dEaD",
-      time: p.time ?? now(),
-      expirationTime: p.expirationTime ?? 0n,
-      revocable: true,
-      refUID: zeroHash,
-      data: p.data,
-    },
-    wallet,
-  );
-}
-
-/** JSON as the SDK's users send it: big integers as decimal strings. */
-const jsonOf = (value: unknown) =>
-  JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+  offchain = offchainFor(version),
+): Promise<SignedOffchainAttestation> => signOffchain(offchain, p, wallet);
 
 const post = (body: string, contentType = "application/json") =>
   app.get(PATH, { method: "POST", headers: { "content-type": contentType }, body });
-
-/** What each schema's record holds, by the schema's field names: one point each, at a place of its own. */
-function recordData(schema: keyof typeof SCHEMAS, lon: number, lat: number): Hex {
-  const point = JSON.stringify({ type: "Point", coordinates: [lon, lat] });
-  // The protocol's snake_case fields of the place, as the appendix and DART schemas name them.
-  const snakeCase = { srs: CRS84, location_type: "geojson-point", location: point };
-  switch (schema) {
-    case "v01":
-      return encodeLocationProof({
-        locationType: "geojson-point",
-        location: point,
-        eventTimestamp: now() - 60n,
-        memo: "v01",
-      });
-    case "appendix":
-      return encodeRecord(DEVNET_SCHEMAS.appendix, { ...snakeCase, lp_version: 1 });
-    case "dart":
-      return encodeRecord(DEVNET_SCHEMAS.dart, {
-        lp_version: "1.0.0",
-        ...snakeCase,
-        event_timestamp: now() - 30n,
-        memo: "dart",
-      });
-    case "sdk":
-      return encodeRecord(DEVNET_SCHEMAS.sdk, {
-        specVersion: 2,
-        srs: CRS84,
-        locationType: "geojson-point",
-        location: toHex(point),
-      });
-  }
-}
-const SCHEMAS = {
-  v01: LOCATION_SCHEMA_UID as Hex,
-  appendix: DEVNET_SCHEMA_UIDS.appendix,
-  dart: DEVNET_SCHEMA_UIDS.dart,
-  sdk: DEVNET_SCHEMA_UIDS.sdk,
-};
 
 /** The shapes a publication may take, each from the same signed attestation. */
 const SHAPES = {
@@ -211,7 +146,7 @@ describe("publishing the EAS SDK's off-chain attestations", () => {
       expect(original.status).toBe(200);
       expect(original.body.signer).toBe(signer.address);
       expect(original.body.sig.uid).toBe(signed.uid.toLowerCase());
-      const verifier = offchainOf(c.version);
+      const verifier = offchainFor(c.version);
       expect(verifier.verifyOffchainAttestationSignature(signer.address, original.body.sig)).toBe(true);
     },
   );
@@ -319,7 +254,7 @@ describe("tampered and unacceptable publications, each refused with its own code
       { schema: SCHEMAS.appendix, data: recordData("appendix", 1, 1) },
       2,
       signer,
-      offchainOf(OffchainAttestationVersion.Version2, 1n),
+      offchainFor(OffchainAttestationVersion.Version2, 1n),
     );
     await refused(s, 422, "UnknownNetwork");
     // And another verifying contract on the devnet's chain.
@@ -327,7 +262,7 @@ describe("tampered and unacceptable publications, each refused with its own code
       { schema: SCHEMAS.appendix, data: recordData("appendix", 1, 1) },
       2,
       signer,
-      offchainOf(
+      offchainFor(
         OffchainAttestationVersion.Version2,
         BigInt(devnet.chainId),
         "0x000000000000000000000000000000000000bEEF",
@@ -349,11 +284,13 @@ describe("tampered and unacceptable publications, each refused with its own code
   it("a time in the future beyond the skew (and one within it is taken)", async () => {
     const data = recordData("appendix", 30, 30);
     await refused(
-      await sign({ schema: SCHEMAS.appendix, data, time: now() + 3600n }),
+      await sign({ schema: SCHEMAS.appendix, data, time: nowSeconds() + 3600n }),
       422,
       "AttestationInFuture",
     );
-    const within = await post(jsonOf(await sign({ schema: SCHEMAS.appendix, data, time: now() + 60n })));
+    const within = await post(
+      jsonOf(await sign({ schema: SCHEMAS.appendix, data, time: nowSeconds() + 60n })),
+    );
     expect(within.status).toBe(201);
   });
 
@@ -361,7 +298,7 @@ describe("tampered and unacceptable publications, each refused with its own code
     const s = await sign({
       schema: SCHEMAS.appendix,
       data: recordData("appendix", 31, 31),
-      expirationTime: now() - 10n,
+      expirationTime: nowSeconds() - 10n,
     });
     await refused(s, 422, "AttestationExpired");
   });
@@ -392,7 +329,7 @@ describe("tampered and unacceptable publications, each refused with its own code
     // The shape as the Astral SDK's OffchainSigner makes it (DecentralizedGeo/astral-sdk at 2daf1b5,
     // src/eas/OffchainSigner.ts and src/core/types.ts): the EAS SDK signs version 2 over the v0.1 fields, and the
     // SDK keeps the unsigned fields, the uid, the signature as a JSON string, the signer and its own version.
-    const eventTimestamp = Number(now() - 60n);
+    const eventTimestamp = Number(nowSeconds() - 60n);
     const point = JSON.stringify({ type: "Point", coordinates: [20, 20] });
     const unsigned = {
       eventTimestamp,
@@ -448,7 +385,7 @@ describe("tampered and unacceptable publications, each refused with its own code
       other,
     );
     // (version 2 salts each signature: the same uid needs the same salt)
-    const same = await offchainOf(OffchainAttestationVersion.Version2).signOffchainAttestation(
+    const same = await offchainFor(OffchainAttestationVersion.Version2).signOffchainAttestation(
       { ...s.message, salt: s.message.salt } as never,
       other,
     );
@@ -482,7 +419,10 @@ describe("publishing modes and limits", () => {
   });
 
   it("publications per attester per minute: the next one is a 429 with Retry-After", async () => {
-    withEnv({ PUBLISH_PER_MINUTE_ATTESTER: "2", RATE_LIMIT_PREFIX: `offchain-${process.pid}-${Date.now()}` });
+    withEnv({
+      PUBLISH_PER_MINUTE_ATTESTER: "2",
+      RATE_LIMIT_PREFIX: `offchain-${process.pid}-${Date.now()}`,
+    });
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof post>> | undefined;
     for (let i = 0; i < 3; i++) {
@@ -495,7 +435,10 @@ describe("publishing modes and limits", () => {
   });
 
   it("publications per client per minute", async () => {
-    withEnv({ PUBLISH_PER_MINUTE_CLIENT: "1", RATE_LIMIT_PREFIX: `offchain-c-${process.pid}-${Date.now()}` });
+    withEnv({
+      PUBLISH_PER_MINUTE_CLIENT: "1",
+      RATE_LIMIT_PREFIX: `offchain-c-${process.pid}-${Date.now()}`,
+    });
     const first = await post(jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 60, 6) })));
     const second = await post(
       jsonOf(await sign({ schema: SCHEMAS.v01, data: recordData("v01", 61, 6) }, 2, other)),

@@ -183,27 +183,34 @@ describe.skipIf(usingPostgres())("without pg_current_snapshot() (PostgreSQL befo
 // Statement counts need a database no one else writes to: any commit anywhere in a PostgreSQL cluster moves the
 // snapshot (a recount, never a wrong count), and on PostgreSQL the suite's other files commit in the same cluster
 // at the same time, so the count of statements there depends on timing. PGlite holds its database alone.
+/**
+ * The test database behind a proxy that counts its statements (every one goes through db.execute or db.select) and
+ * passes them on unchanged: a new object, so the module's count cache, keyed by the handle, starts empty for it.
+ */
+function countingDb() {
+  const counter = { statements: 0 };
+  const db = new Proxy(app.db, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if ((key !== "execute" && key !== "select") || typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        counter.statements++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { db, counter };
+}
+
 describe.skipIf(usingPostgres())("the statements of a page and its count", () => {
   it("are one while nothing changed, and after a write the page's snapshot keys the recount", async () => {
-    // Every statement goes through db.execute or db.select: the proxy counts them and passes them on unchanged.
-    // (A new object, so the module's count cache, keyed by the handle, starts empty for it.)
-    let statements = 0;
-    const db = new Proxy(app.db, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if ((key !== "execute" && key !== "select") || typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          statements++;
-          return value.apply(target, args);
-        };
-      },
-    });
+    const { db, counter } = countingDb();
     const filter: ProofFilter = { chains: ["base"] };
     const statementsOf = async () => {
-      statements = 0;
+      counter.statements = 0;
       const { total } = await pageAndCount(db, plan(filter, { limit: 3 }));
       expect(total).toBe(await countProofs(app.db, filter));
-      return statements;
+      return counter.statements;
     };
     // Nothing remembered: the snapshot, the count (from the totals: one statement), the page.
     expect(await statementsOf()).toBe(3);
@@ -220,33 +227,23 @@ describe.skipIf(usingPostgres())("the statements of a page and its count", () =>
   });
 
   it("of an empty result are the data version's alone once remembered: its snapshot keys the count", async () => {
-    let statements = 0;
-    const db = new Proxy(app.db, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver);
-        if ((key !== "execute" && key !== "select") || typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          statements++;
-          return value.apply(target, args);
-        };
-      },
-    });
+    const { db, counter } = countingDb();
     // No proof has this prover: no page statement, the count alone decides.
     const filter: ProofFilter = { prover: `0x${"de".repeat(20)}` };
     const request = async () => {
-      statements = 0;
+      counter.statements = 0;
       const version = await readDataVersion(db);
       const { total } = await withDataVersion(version, () => pageAndCount(db, plan(filter, { limit: 3 })));
       expect(total).toBe(0);
-      return statements;
+      return counter.statements;
     };
     // The version (which reads the snapshot beside it), then the count keyed by that snapshot.
     expect(await request()).toBe(2);
     // Remembered under the same snapshot: the version's statement alone.
     expect(await request()).toBe(1);
     // Outside a versioned request the count reads the snapshot in a statement of its own.
-    statements = 0;
+    counter.statements = 0;
     await pageAndCount(db, plan(filter, { limit: 3 }));
-    expect(statements).toBe(1);
+    expect(counter.statements).toBe(1);
   });
 });

@@ -1,6 +1,4 @@
-import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { queryRows } from "../../db/client.js";
 import { attest } from "../../lib/devnet/eas.js";
 import type { Devnet } from "../../lib/devnet/index.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
@@ -8,6 +6,7 @@ import { DEVNET_SCHEMA_UIDS } from "../../lib/devnet/schemas.js";
 import { AUTH, mine } from "../helpers/anvil.js";
 import type { TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { schemaCounts } from "../helpers/schema-counts.js";
 import { devnetSyncConfig, syncedDevnetWithCopies, syncService } from "../helpers/sync-service.js";
 
 /**
@@ -35,16 +34,7 @@ const sync = async (env: Record<string, string> = {}) =>
       options: { deleteBatchSize: BATCH, deleteBatchesPerRun: 1 },
     }).sync("manual")
   ).chains[0]!;
-const counted = async () => {
-  const [row] = await queryRows<{ actual: number; counted: number; total: number; counted_total: number }>(
-    app.db,
-    sql`select (select count(*)::int from location_proofs where schema_uid = ${appendix}) as actual,
-               (select coalesce(sum(n), 0)::int from proof_schema_counts where schema_uid = ${appendix}) as counted,
-               (select count(*)::int from location_proofs) as total,
-               (select coalesce(sum(n), 0)::int from proof_schema_counts) as counted_total`,
-  );
-  return row!;
-};
+const counted = () => schemaCounts(app.db, appendix);
 
 describe("a denied schema's rows go in batches across runs", () => {
   it("each run deletes one batch, counts stay exact, status shows the rest, other schemas keep being indexed", async () => {
@@ -64,6 +54,7 @@ describe("a denied schema's rows go in batches across runs", () => {
       const now = await counted();
       expect(now.counted).toBe(now.actual);
       expect(now.counted_total).toBe(now.total);
+      expect(now.schema_total).toBe(now.total);
       const status = await app.get("/api/sync/status", { headers: AUTH });
       const devnetStatus = status.body.chains.find((c: { chain: string }) => c.chain === "devnet");
       expect(devnetStatus.deletes_pending).toBe(now.actual);

@@ -13,6 +13,7 @@ import { RECONCILE_PAGE } from "../../lib/sync/revocations.js";
 import { AUTH, mine, oneDevnet, startTestDevnet } from "../helpers/anvil.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { endAfterAll } from "../helpers/fixtures.js";
+import { schemaCounts } from "../helpers/schema-counts.js";
 import { devnetSyncConfig, syncService } from "../helpers/sync-service.js";
 
 /**
@@ -40,16 +41,7 @@ let devnet: Devnet;
 let app: TestApp;
 
 /** count(*) against the count tables, for the denied schema and for the whole table. */
-const counted = async () => {
-  const [row] = await queryRows<{ actual: number; counted: number; total: number; counted_total: number }>(
-    app.db,
-    sql`select (select count(*)::int from location_proofs where schema_uid = ${appendix}) as actual,
-               (select coalesce(sum(n), 0)::int from proof_schema_counts where schema_uid = ${appendix}) as counted,
-               (select count(*)::int from location_proofs) as total,
-               (select coalesce(sum(n), 0)::int from proof_counts) as counted_total`,
-  );
-  return row!;
-};
+const counted = () => schemaCounts(app.db, appendix);
 
 describe.skipIf(!PG)("a million-proof chain (needs DATABASE_URL: too slow on PGlite)", () => {
   beforeAll(async () => {
