@@ -1,7 +1,6 @@
-import { count, type SQL, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { type Db, queryRows } from "../../db/client.js";
-import { locationProofs as p } from "../../db/schema.js";
 import { requestSnapshot } from "../data-version/version.js";
 import { type ProofFilter, whereClause } from "./filter.js";
 import { readSnapshot, rememberedPerDb } from "./remembered.js";
@@ -59,10 +58,6 @@ import { countFromTotals } from "./totals.js";
 
 /** How many proofs match the filter, counted from the rows (the same WHERE clause as the page). */
 export async function countProofs(db: Db, filter: ProofFilter, where = whereClause(filter)): Promise<number> {
-  if (!filter.source) {
-    const [row] = await db.select({ n: count() }).from(p).where(where);
-    return Number(row?.n ?? 0);
-  }
   const [row] = await queryRows<{ n: number | string }>(
     db,
     sql`select count(*) as n from ${proofsFrom(filter.source)}${where ? sql` where ${where}` : sql``}`,
