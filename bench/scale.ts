@@ -384,7 +384,15 @@ async function main() {
       );
     }
 
-    if (runs("orders")) await ordersSection(say, get, sqlClient, handle, Math.min(ARGS.iterations, 20));
+    if (runs("orders"))
+      await ordersSection(
+        say,
+        get,
+        sqlClient,
+        handle,
+        Math.min(ARGS.iterations, 20),
+        Math.min(ARGS["warm-up"], 5),
+      );
     if (runs("tiles")) {
       await tilesSection(say, get, Math.min(ARGS.iterations, 9));
       await writeCostLine(say, handle);

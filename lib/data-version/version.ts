@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, getDb, queryRows } from "../../db/client.js";
+import { statementsSent } from "../budget/request-budget.js";
 import { CHAIN_DEFINITIONS } from "../chains/registry.js";
 import { baseUrl } from "../http/links.js";
 import { requestUrl } from "../http/request-url.js";
@@ -51,27 +52,37 @@ export async function bumpDataVersion(db: Db, chainIds: readonly number[] = [0])
 }
 
 /**
- * The version of a scope (one chain and chain 0, or everything when `chainId` is undefined), and the snapshot it was
- * read under (DataVersion.read): one statement.
+ * The select list that reads a scope's version (one chain and chain 0, or everything when `chainId` is undefined):
+ * uncorrelated subqueries, so a statement of its own (readDataVersion) or a page's statement that carries it
+ * (carryDataVersion) evaluates each once (an InitPlan) whatever else it reads.
  */
+function versionColumns(chainId: number | undefined): SQL {
+  const where = chainId === undefined ? sql`` : sql` where chain_id in (0, ${chainId}::int)`;
+  return sql`(select coalesce(sum(version), 0)::text from data_versions${where}) as "dv_version", (select extract(epoch from max(changed_at))::float8 from data_versions${where}) as "dv_changed", extract(epoch from now())::float8 as "dv_now"`;
+}
+
+type VersionRow = { dv_version?: string | null; dv_changed?: number | null; dv_now?: number | null };
+
+/** The version a row of versionColumns holds, and the snapshot its statement ran under when it read one. */
+function versionOf(row: VersionRow | undefined, db: Db, snapshot: string | undefined): DataVersion {
+  return {
+    version: row?.dv_version ?? "0",
+    changedAt: row?.dv_changed == null ? undefined : Number(row.dv_changed),
+    now: Number(row?.dv_now ?? Date.now() / 1000),
+    ...(snapshot ? { read: { db, snapshot } } : {}),
+  };
+}
+
+/** The version of a scope, and the snapshot it was read under (DataVersion.read): one statement. */
 export async function readDataVersion(db: Db, chainId?: number): Promise<DataVersion> {
-  const where = chainId === undefined ? sql`` : sql`where chain_id in (0, ${chainId}::int)`;
-  type Row = { version: string | null; changed: number | null; now: number; snapshot?: string };
   const row = await withSnapshotIfAny(db, async (snapshot) => {
-    const [found] = await queryRows<Row>(
+    const [found] = await queryRows<VersionRow & { snapshot?: string }>(
       db,
-      sql`select coalesce(sum(version), 0)::text as version, extract(epoch from max(changed_at))::float8 as changed,
-               extract(epoch from now())::float8 as now${snapshot ? sql`, (select ${SNAPSHOT_TEXT}) as snapshot` : sql``}
-          from data_versions ${where}`,
+      sql`select ${versionColumns(chainId)}${snapshot ? sql`, (select ${SNAPSHOT_TEXT}) as snapshot` : sql``}`,
     );
     return found;
   });
-  return {
-    version: row?.version ?? "0",
-    changedAt: row?.changed == null ? undefined : Number(row.changed),
-    now: Number(row?.now ?? Date.now() / 1000),
-    ...(row?.snapshot ? { read: { db, snapshot: row.snapshot } } : {}),
-  };
+  return versionOf(row, db, row?.snapshot);
 }
 
 const CHAIN_IDS = new Map(CHAIN_DEFINITIONS.map((c) => [c.name, c.chainId]));
@@ -88,18 +99,106 @@ export function chainScopeOf(request: Request): number | undefined {
 export const requestScopeVersion = async (request: Request): Promise<DataVersion> =>
   readDataVersion(await getDb(), chainScopeOf(request));
 
-const current = new AsyncLocalStorage<DataVersion>();
+/**
+ * A request's version, as its handler sees it: read before the handler (withDataVersion), or still to be read
+ * (withVersionCarried) by the first statement of the handler's page (carryDataVersion), or by a statement of its own
+ * before any other (ensureDataVersion).
+ */
+type RequestVersion = {
+  version?: DataVersion;
+  /** A version still to be read: its scope, and the statements the request had sent when its handler began. */
+  deferred?: { chainId: number | undefined; sentAtStart: number };
+  /** A page's statement took it on (carryDataVersion), whether or not its row brought it (carriedDataVersion). */
+  claimed?: boolean;
+  /** A statement may have read rows older than the version: the response gets no validators from it. */
+  unsafe?: boolean;
+  reading?: Promise<DataVersion>;
+};
+
+const current = new AsyncLocalStorage<RequestVersion>();
 
 /** Runs a versioned request's handler knowing its version (tile URLs carry it: lib/tiles/tileset.ts). */
 export const withDataVersion = <T>(version: DataVersion, work: () => Promise<T>): Promise<T> =>
-  current.run(version, work);
+  current.run({ version }, work);
 
-/** The version the current request read before its rows, or undefined outside a versioned request. */
-export const requestDataVersion = (): DataVersion | undefined => current.getStore();
+/**
+ * Runs a versioned request's handler with its version not yet read, when the request counts its statements (within
+ * its budget, lib/budget/request-budget.ts): the handler's first statement may carry it (a list's page), which saves
+ * the request a round trip; a handler that reads anything else first calls ensureDataVersion. `version`: the version
+ * the response's validators may name, none when it was never read or a statement may have read rows older than it.
+ * Without a count of statements the version is read first, as withDataVersion does.
+ */
+export async function withVersionCarried<T>(
+  request: Request,
+  work: () => Promise<T>,
+): Promise<{ result: T; version: DataVersion | undefined }> {
+  const chainId = chainScopeOf(request);
+  const sentAtStart = statementsSent();
+  if (sentAtStart === undefined) {
+    const version = await requestScopeVersion(request);
+    return { result: await withDataVersion(version, work), version };
+  }
+  const state: RequestVersion = { deferred: { chainId, sentAtStart } };
+  const result = await current.run(state, work);
+  return { result, version: state.unsafe ? undefined : state.version };
+}
 
-/** The snapshot the current request's version was read under, when it was read with `db` (DataVersion.read). */
-export function requestSnapshot(db: Db): string | undefined {
-  const read = current.getStore()?.read;
+/**
+ * The current request's version, read now (a statement of its own) when it is still to be read; undefined outside a
+ * versioned request. Called before a handler's first statement, the version is older than every row the request
+ * reads. Called later (a statement, or a page that carried nothing, went first), it may be newer than rows already
+ * read, and the response names no version: never one newer than its rows.
+ */
+export async function ensureDataVersion(): Promise<DataVersion | undefined> {
+  const state = current.getStore();
+  if (!state || state.version) return state?.version;
+  state.reading ??= (async () => {
+    const deferred = state.deferred!;
+    if (state.claimed || statementsSent() !== deferred.sentAtStart) state.unsafe = true;
+    state.version = await readDataVersion(await getDb(), deferred.chainId);
+    return state.version;
+  })();
+  return state.reading;
+}
+
+/**
+ * The select list that carries the current request's version in a page's statement (`db`: the request's own handle,
+ * from getDb()), when no statement has gone before it; undefined when the version is known, not to be carried, or
+ * too late to carry. The caller sends it in its next statement, then hands that statement's first row to
+ * carriedDataVersion.
+ */
+export function carryDataVersion(): SQL | undefined {
+  const state = current.getStore();
+  const deferred = state?.deferred;
+  if (!deferred || state.version || state.claimed || state.reading) return undefined;
+  if (statementsSent() !== deferred.sentAtStart) return undefined;
+  state.claimed = true;
+  return sql`${versionColumns(deferred.chainId)}, `;
+}
+
+/**
+ * The version a carrying statement's first row brought (none when it found no row: the request then names no
+ * version), read under that statement's snapshot (`snapshot`, when it read one).
+ */
+export function carriedDataVersion(
+  db: Db,
+  row: Record<string, unknown> | undefined,
+  snapshot: string | undefined,
+): void {
+  const state = current.getStore();
+  if (!state?.claimed || state.version || !row || row.dv_version === undefined) return;
+  state.version = versionOf(row as VersionRow, db, snapshot);
+}
+
+/** The version the current request has read, or undefined outside a versioned request or before it is read. */
+export const requestDataVersion = (): DataVersion | undefined => current.getStore()?.version;
+
+/**
+ * The snapshot the current request's version was read under, when it was read with `db` (DataVersion.read); a
+ * version still to be read is read now, before the caller's statements (ensureDataVersion).
+ */
+export async function requestSnapshot(db: Db): Promise<string | undefined> {
+  const read = (await ensureDataVersion())?.read;
   return read?.db === db ? read.snapshot : undefined;
 }
 

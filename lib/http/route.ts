@@ -9,6 +9,7 @@ import {
   requestScopeVersion,
   sameBody,
   withDataVersion,
+  withVersionCarried,
 } from "../data-version/version.js";
 import { htmlErrorResponse } from "../html/error-page.js";
 import { log } from "../log.js";
@@ -45,6 +46,12 @@ export type RouteOptions = {
    * a 304 that reads the version alone. Otherwise the ETag is the hash of the body, made by running the handler.
    */
   validators?: "data";
+  /**
+   * With validators "data": the handler reads the version itself (lib/data-version/version.ts), carried by its page's
+   * first statement or read before anything else (ensureDataVersion), rather than in a statement before the handler.
+   * Only for a handler whose every path does one or the other (the lists: a page, or ensureDataVersion first).
+   */
+  carriesVersion?: boolean;
 };
 
 /** One route module's declaration: its access, and a handler per method it serves (HEAD and OPTIONS are derived). */
@@ -72,12 +79,12 @@ export const PUBLIC_CDN_CACHE_CONTROL = "max-age=15, stale-while-revalidate=15";
  * with `Allow` for the rest. Usage: `export const { GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE } = route({…})`.
  */
 export function route(declaration: RouteDeclaration): MethodSet {
-  const { access, cache, validators } = declaration;
+  const { access, cache, validators, carriesVersion } = declaration;
   const get = declaration.GET;
   const allow = HTTP_METHODS.filter((m) =>
     m === "HEAD" ? !!get : m === "OPTIONS" ? access === "public" : !!declaration[m],
   );
-  const options: Options = { access, cache, validators, cors: corsHeaders(allow) };
+  const options: Options = { access, cache, validators, carriesVersion, cors: corsHeaders(allow) };
   const handlers: Partial<Record<HttpMethod, Handler>> = {};
   for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
     const handler = declaration[method];
@@ -145,7 +152,7 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
         options.access === "public" && (request.method === "GET" || request.method === "HEAD")
           ? await readingFromReplica(trustedClientIp(request, getConfig()), () =>
               options.validators === "data" && options.cache !== false
-                ? versioned(request, handler)
+                ? versioned(request, handler, options.carriesVersion === true)
                 : handler(request),
             )
           : await handler(request);
@@ -167,10 +174,20 @@ function handle(handler: Handler, options: Options, checkAccess = true): Handler
 }
 
 /**
- * A route whose validators come from the data's version: the version first (the request's replica, before any row,
- * so its rows are at least that new), then a 304 from it alone when the client holds it, else the handler knowing it.
+ * A route whose validators come from the data's version. A conditional request reads the version first (the
+ * request's replica, before any row, so its rows are at least that new) and is a 304 from it alone when the client
+ * holds it. Any other request of a route that carries its version (RouteOptions.carriesVersion) reads it with its
+ * rows: the handler's first statement carries it when it can (a list's page: lib/data-version/version.ts), else the
+ * handler reads it before anything else (ensureDataVersion). The rest read it first too.
  */
-async function versioned(request: Request, handler: Handler): Promise<Response> {
+async function versioned(request: Request, handler: Handler, carries: boolean): Promise<Response> {
+  const conditional = request.headers.has("if-none-match") || request.headers.has("if-modified-since");
+  if (carries && !conditional) {
+    const { result: response, version } = await withVersionCarried(request, () => handler(request));
+    if (response.status === 200 && version)
+      setValidators(request, response.headers, version, response.headers.get("etag"));
+    return response;
+  }
   let version: DataVersion;
   try {
     version = await requestScopeVersion(request);

@@ -23,6 +23,7 @@ export const collectionRoute = (collection: Collection): RouteDeclaration => ({
 export const itemsRoute = (collection: Collection): RouteDeclaration => ({
   access: "public",
   validators: "data",
+  carriesVersion: true,
   GET: async (request) => {
     const q = parseQuery(request, ITEMS_PARAMS);
     return itemsResource(request, q, featureEncoding(request, q.f, q.profile), collection);

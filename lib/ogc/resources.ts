@@ -1,4 +1,5 @@
 import { CRS84_SYSTEM, type CrsSystem } from "../crs/systems.js";
+import { ensureDataVersion } from "../data-version/version.js";
 import { itemsDownload } from "../exports/lists.js";
 import { exportFormatOf } from "../exports/negotiate.js";
 import { htmlResponse } from "../html/layout.js";
@@ -51,6 +52,9 @@ export const itemsResource = async (
 ) => {
   // A download format (f or Accept): every match, streamed (lib/exports/).
   const download = exportFormatOf(request, q.f);
+  // The JSON page carries the request's data version in its statement; a download and the HTML page (its map's tile
+  // URLs name the version) read it first (lib/data-version/version.ts).
+  if (download || encoding.format === "html") await ensureDataVersion();
   if (download) return itemsDownload(request, q, download, collection);
   const page = await itemsPage(request, q, encoding, collection);
   const links = itemsLinks(request, encoding, collection, page);

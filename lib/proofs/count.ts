@@ -152,7 +152,7 @@ export function createCountCache(maxEntries = 500) {
     where = whereClause(filter),
     read?: string,
   ): Promise<number[]> {
-    const snapshot = read ?? requestSnapshot(db) ?? (await readSnapshot(db))?.snapshot;
+    const snapshot = read ?? (await requestSnapshot(db)) ?? (await readSnapshot(db))?.snapshot;
     if (snapshot === undefined) return countMatches(db, filter, where);
     const key = keyOf(filter, where);
     const hit = counts.get(db, key);

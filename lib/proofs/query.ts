@@ -2,6 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { type Db, transactionWithBudget } from "../../db/client.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { getConfig } from "../config.js";
+import { carriedDataVersion, carryDataVersion, ensureDataVersion } from "../data-version/version.js";
 import { fewCells } from "./cell-totals.js";
 import { pageCounts, sum } from "./count.js";
 import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
@@ -47,7 +48,8 @@ export async function pageAndCount(db: Db, page: PagePlan): Promise<PageResult> 
   if (!page.cursor && page.offset && page.parts.length > 1) {
     // An offset page across parts finds its part from their counts: counts and rows are read under one snapshot
     // (a read-only repeatable-read transaction), never from counts remembered under an older one, so a write in
-    // between can neither skip nor repeat a row within the response.
+    // between can neither skip nor repeat a row within the response. The request's version is read before it.
+    await ensureDataVersion();
     return transactionWithBudget(
       db,
       getConfig().database.statementTimeoutMs,
@@ -71,6 +73,12 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
     remembered !== undefined &&
     rememberedTotal > 0 &&
     !(!page.cursor && page.offset && page.offset >= rememberedTotal);
+  // The nearest-first order: lib/proofs/nearest.ts.
+  const nearest = isDistanceSort(page.order.sort) ? filter.near : undefined;
+  // The request's data version (lib/data-version/version.ts): carried by the page's first statement when that is
+  // the request's first (a remembered count, no nearest-first rings to size), else read before anything else.
+  let carry = checkedByPage && !nearest ? carryDataVersion() : undefined;
+  if (!carry) await ensureDataVersion();
   let counts = known ?? (checkedByPage ? remembered.parts : await pageCounts.parts(db, filter, where));
   let total = sum(counts);
   const none = { rows: [], parts: [], total, counts, more: false };
@@ -93,8 +101,6 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
       : whereClause(part, use);
   });
   const wanted = page.limit + 1;
-  // The point of the nearest-first order, when the page is in it.
-  const nearest = isDistanceSort(page.order.sort) ? filter.near : undefined;
   // A proximity filter: every row carries its distance from the point, in its JSON (PostgreSQL writes it there),
   // and as a number of its own where one is needed: rows read as fields, and the nearest-first order's ORDER BY and
   // cursors (lib/proofs/nearest.ts, sort.ts).
@@ -118,12 +124,17 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
       source: filter.source,
       distance: distanceColumn,
       snapshot: checkedByPage && snapshot === undefined,
+      carry,
       ...(budget !== undefined ? { bytes: { budget: budget - bytes, first: rows.length === 0 } } : {}),
     };
     const result = await (json
       ? selectProofJson(db, withSnapshot, json, keys)
       : selectProofs(db, withSnapshot));
     snapshot ??= result.snapshot;
+    if (carry) {
+      carriedDataVersion(db, result.carried, result.snapshot);
+      carry = undefined;
+    }
     if (result.cut) stopped = true;
     return result.rows;
   };

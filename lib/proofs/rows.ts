@@ -73,6 +73,11 @@ export type RowsQuery = {
    */
   snapshot?: boolean;
   /**
+   * More of the same (uncorrelated subqueries, a select list ending in ", "), read before the rows' own columns and
+   * handed back in ReadRows.carried: the request's data version (lib/data-version/version.ts, carryDataVersion).
+   */
+  carry?: SQL | undefined;
+  /**
    * Page the sort keys first, and read the columns (or write the JSON) only for the page's rows, found by primary
    * key. With `offset`: PostgreSQL computes a statement's select list below its LIMIT, so a deep OFFSET built the
    * JSON of every row it skipped, and ran out of its time budget; the keys alone are read from the order index. For
@@ -97,7 +102,13 @@ export type RowsQuery = {
  * Rows as read, and the statement's snapshot when the query asked for it and a row carried it; `cut`: the byte
  * budget (RowsQuery.bytes) left out rows the statement found.
  */
-export type ReadRows<T> = { rows: T[]; snapshot: string | undefined; cut?: boolean };
+export type ReadRows<T> = {
+  rows: T[];
+  snapshot: string | undefined;
+  cut?: boolean;
+  /** the first row as the driver gave it, when the query carried more (RowsQuery.carry) and found a row */
+  carried?: Record<string, unknown>;
+};
 
 /** The MVCC snapshot a statement runs under, as text: the count cache's key (lib/proofs/count.ts). */
 export const SNAPSHOT_TEXT = sql`pg_current_snapshot()::text`;
@@ -132,18 +143,25 @@ function setDistance(row: Record<string, unknown>, raw: Record<string, unknown>)
 const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
   q.snapshot && raw.length ? (raw[0]!.snapshot as string) : undefined;
 
+/** What a statement's first row carried beside the rows (RowsQuery.carry). */
+const carriedOf = (q: RowsQuery, raw: Record<string, unknown>[]) => (q.carry ? { carried: raw[0] } : {});
+
+/** The select list's head: what the statement reads besides each row's own columns. */
+const head = (q: RowsQuery): SQL =>
+  sql`${q.snapshot ? SNAPSHOT_COLUMN : sql``}${q.carry ?? sql``}${distanceColumn(q)}`;
+
 /** Proof rows matching `where`, in `orderBy`'s order, `limit` of them after skipping `offset`. */
 export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<ProofRow>> {
   const raw = await queryRows<Record<string, unknown>>(
     db,
-    sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${SELECT_LIST} from ${proofsFrom(q.source)}${rest(q)}`,
+    sql`select ${head(q)}${SELECT_LIST} from ${proofsFrom(q.source)}${rest(q)}`,
   );
   const rows = raw.map((r) => {
     const row = decodeRow(r);
     if (q.distance) setDistance(row, r);
     return row;
   });
-  return { rows, snapshot: snapshotOf(q, raw) };
+  return { rows, snapshot: snapshotOf(q, raw), ...carriedOf(q, raw) };
 }
 
 /**
@@ -163,7 +181,7 @@ export async function selectProofJson(
   const names = new Set(keys.map((k) => (k instanceof Column ? k.name : undefined)));
   const columns = COLUMNS.filter((c) => names.has(c.name));
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
-  const select = sql`select ${q.snapshot ? SNAPSHOT_COLUMN : sql``}${distanceColumn(q)}${list}${json} as "json" from ${proofsFrom(q.source)}${rest(q)}`;
+  const select = sql`select ${head(q)}${list}${json} as "json" from ${proofsFrom(q.source)}${rest(q)}`;
   const raw = await queryRows<Record<string, unknown>>(db, q.bytes ? withinBytes(select, q.bytes) : select);
   const rows = raw.map((r) => {
     const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };
@@ -176,7 +194,7 @@ export async function selectProofJson(
   });
   // The last row sent has one after it (its "lead"): the budget left that one out.
   const cut = q.bytes !== undefined && raw.length > 0 && raw[raw.length - 1]!.page_lead != null;
-  return { rows, snapshot: snapshotOf(q, raw), cut };
+  return { rows, snapshot: snapshotOf(q, raw), cut, ...carriedOf(q, raw) };
 }
 
 /**

@@ -12,5 +12,6 @@ import { listResource } from "./location-proofs.js";
 export const LIST_ROUTE: RouteDeclaration = {
   access: "public",
   validators: "data",
+  carriesVersion: true,
   GET: async (request) => listResource(request, parseQuery(request, LIST_PARAMS)),
 };

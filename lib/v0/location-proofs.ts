@@ -1,4 +1,5 @@
 import { getDb } from "../../db/client.js";
+import { ensureDataVersion } from "../data-version/version.js";
 import { listDownload } from "../exports/lists.js";
 import { exportFormatOf } from "../exports/negotiate.js";
 import { htmlResponse } from "../html/layout.js";
@@ -84,8 +85,12 @@ function pagination(request: Request, page: ProofPage) {
 export async function listResource(request: Request, q: ListQuery): Promise<Response> {
   // A download format (f or Accept): every match, streamed (lib/exports/).
   const download = exportFormatOf(request, q.f);
+  const html = !download && negotiateFormat(request, q.f) === "html";
+  // The JSON page carries the request's data version in its statement; a download and the HTML page (its map's tile
+  // URLs name the version) read it first (lib/data-version/version.ts).
+  if (download || html) await ensureDataVersion();
   if (download) return listDownload(request, q, download, listFilter(q));
-  if (negotiateFormat(request, q.f) === "html") {
+  if (html) {
     // The same records as the JSON, within the same bounds.
     const page = await listPage(q, LIST_RECORD_JSON);
     const data = (page.rows as JsonRow[]).map((row) => JSON.parse(row.json) as Record<string, unknown>);

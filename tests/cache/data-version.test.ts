@@ -35,10 +35,10 @@ async function counted(path: string, headers: Record<string, string> = {}) {
     return true;
   });
   const res = await app.request(path, { headers });
-  await res.arrayBuffer();
+  const body = await res.text();
   vi.restoreAllMocks();
   expect(lines).toHaveLength(1);
-  return { res, statements: JSON.parse(lines[0]!).statements as number };
+  return { res, body, statements: JSON.parse(lines[0]!).statements as number };
 }
 
 describe("the data's version", () => {
@@ -108,6 +108,58 @@ describe("validators from the data's version", () => {
       expect(after.statements).toBeGreaterThan(1);
     },
   );
+
+  it.each([ITEMS, LIST, `${ITEMS}&chain=base`, `${LIST}&bbox=-180,-90,180,90`])(
+    "%s: a page whose count is remembered carries the version in its own statement: one statement, the same validators",
+    async (path) => {
+      await counted(path); // the count, remembered
+      const carried = await counted(path);
+      expect(carried.res.status).toBe(200);
+      expect(carried.statements).toBe(1);
+      const chainId = path.includes("chain=base") ? onBase.chainId : undefined;
+      const etag = carried.res.headers.get("etag")!;
+      expect(etag).toMatch(new RegExp(`^(W/)?"${await version(chainId)}-`));
+      // The same validator a conditional request reads first: its 304.
+      const again = await counted(path, { "if-none-match": etag });
+      expect(again.res.status).toBe(304);
+      expect(again.res.headers.get("etag")).toBe(etag);
+      // A write: the carried version moves with it.
+      await app.db.execute(sql`update location_proofs set memo = memo || '.' where uid = ${onBase.uid}`);
+      const after = await counted(path);
+      expect(after.res.headers.get("etag")).not.toBe(etag);
+      expect(after.res.headers.get("etag")).toMatch(new RegExp(`^(W/)?"${await version(chainId)}-`));
+    },
+  );
+
+  it("a page that carried no version (its rows were gone) names none: never one read after its rows", async () => {
+    const [gone] = sampleProofs({ count: 1, seed: 13, now: NOW });
+    await insertProofs(app.db, [gone!]);
+    const path = `${LIST}&includeRevoked=true&prover=${gone!.prover}`;
+    const first = await counted(path);
+    expect(first.res.status).toBe(200);
+    expect(first.res.headers.get("etag")).not.toBeNull();
+    // The remembered count (1) plans a page whose statement finds nothing: the version it was to carry never came.
+    await app.db.execute(sql`delete from location_proofs where uid = ${gone!.uid}`);
+    const emptied = await counted(path);
+    expect(emptied.res.status).toBe(200);
+    expect((JSON.parse(emptied.body) as { data: unknown[] }).data).toHaveLength(0);
+    // (The body's own ETag may remain: it names no version, so no conditional request of a later version is a 304.)
+    expect(emptied.res.headers.get("etag") ?? "").not.toMatch(/^(W\/)?"\d+-/);
+    expect(emptied.res.headers.get("last-modified")).toBeNull();
+    // The next request counts again: its validators are back.
+    expect((await counted(path)).res.headers.get("etag")).toMatch(new RegExp(`^(W/)?"${await version()}-`));
+  });
+
+  it("the HTML page and a download read the version first: their validators as ever", async () => {
+    for (const path of [`${ITEMS}&f=html`, `${LIST}&f=html`, `${ITEMS}&f=csv`]) {
+      await counted(path);
+      const again = await counted(path);
+      expect(again.res.status, path).toBe(200);
+      const etag = again.res.headers.get("etag")!;
+      expect(etag, path).toMatch(new RegExp(`^(W/)?"${await version()}-`));
+      expect((await counted(path, { "if-none-match": etag })).res.status, path).toBe(304);
+    }
+  });
 
   it("a chain's pages keep their validator while another chain changes", async () => {
     const path = `${ITEMS}&chain=base`;
