@@ -23,9 +23,11 @@ import { VERSION } from "../version.js";
  * its counters, in whatever order concurrent writers commit.
  *
  * Replicas: the version is read with the request's own database handle, inside its read scope (db/read-scope.ts),
- * and before the handler reads any row. A replica's replay only moves forward, so the rows a response shows are at
- * least as new as the version its validators name: a client never holds a version newer than its rows (it may hold
- * rows newer than their version, which costs it one 200 more, never a stale 304).
+ * before the handler reads any row or in the same statement as the first rows it reads (a list's page: one snapshot
+ * for both, and one round trip for the request instead of two). A replica's replay only moves forward, so the rows a
+ * response shows are at least as new as the version its validators name: a client never holds a version newer than
+ * its rows (it may hold rows newer than their version, which costs it one 200 more, never a stale 304). A version
+ * read after some rows could be newer than them: such a response names no version (withVersionCarried).
  */
 
 export type DataVersion = {
