@@ -2,13 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { SUBQUERY_FENCE } from "../../db/index-steering.js";
 import { locationProofs as p } from "../../db/schema.js";
 import { listGeometry, listSource, truncatedMarker } from "../bounds/bounded-sql.js";
-import {
-  numberArraySql,
-  OGC_PROPERTIES,
-  PROOF_PROPERTIES,
-  type ProofProperty,
-  proofProperty,
-} from "./properties.js";
+import { OGC_PROPERTIES, PROOF_PROPERTIES, type ProofProperty, proofProperty } from "./properties.js";
 import { renderedOnce as once } from "./sql-once.js";
 
 /** JSON-FG's featureType of a proof (lib/jsonfg/vocabulary.ts says so too; lib/proofs knows no HTTP). */
@@ -145,7 +139,8 @@ export const pointFeatureFgJson: RowJson = rowJson((distance) => sql`${pointFeat
 
 /**
  * A feature of the shapes collection (toFeature): the stored geometry, and a `bbox` member [west, south, east,
- * north] only when the geometry is not a point and has bounds — a member left out, not null, hence two branches.
+ * north] only when the geometry is not a point and has bounds: a member left out, not null. The feature is written
+ * once, without it, and the member spliced into its text where it belongs (withBboxMember).
  */
 const bounds = [p.minLon, p.minLat, p.maxLon, p.maxLat];
 const shape = sql`${p.geometry}`;
@@ -155,13 +150,31 @@ const hasBboxMember = once(
     sql` and `,
   )}`,
 );
-function shapeFeature(jsonfg: boolean): RowJson {
-  const withBbox = featureOf(shape, numberArraySql(bounds), jsonfg);
-  const alone = featureOf(shape, undefined, jsonfg);
-  return rowJson(
-    (distance) =>
-      sql`(case when ${hasBboxMember} then ${withBbox(distance)} else ${alone(distance)} end)::text`,
+const BBOX_TEXT = once(
+  sql`'[' || ${sql.join(
+    bounds.map((c) => sql`${c}::text`),
+    sql` || ',' || `,
+  )} || ']'`,
+);
+
+/**
+ * A shapes feature's text with its `bbox` member where the feature has one (hasBboxMember), right after the geometry:
+ * before `"place"` in JSON-FG, else before `"properties"`. The first such name in the text is the member's own: the
+ * members before it are the type, the id, JSON-FG's featureType and time, and the geometry, whose texts can hold
+ * neither (the geometry is jsonb, written with a space after every comma and colon). One feature's expression,
+ * where a CASE between two would make the statement twice as long to send, parse and plan.
+ */
+function withBboxMember(feature: (distance?: SQL) => SQL, jsonfg: boolean): RowJson {
+  const next = jsonfg ? ',"place":' : ',"properties":';
+  const head = once(
+    sql`(select case when h then overlay(t placing ',"bbox":' || b from position(${sql.raw(`'${next}'`)} in t) for 0) else t end from (select `,
   );
+  const tail = once(sql`::text as t, ${hasBboxMember} as h, ${BBOX_TEXT} as b ${SUBQUERY_FENCE}) x)`);
+  return rowJson((distance) => sql`${head}${feature(distance)}${tail}`);
+}
+
+function shapeFeature(jsonfg: boolean): RowJson {
+  return withBboxMember(featureOf(shape, undefined, jsonfg), jsonfg);
 }
 export const shapeFeatureJson: RowJson = shapeFeature(false);
 export const shapeFeatureFgJson: RowJson = shapeFeature(true);
@@ -177,12 +190,5 @@ export function featureListJson(collection: "point" | "shape", jsonfg: boolean, 
     const feature = featureOf(point, undefined, jsonfg, properties);
     return rowJson((distance) => sql`${feature(distance)}::text`);
   }
-  const [withBbox, alone] = [
-    featureOf(listGeometry, numberArraySql(bounds), jsonfg, properties),
-    featureOf(listGeometry, undefined, jsonfg, properties),
-  ];
-  return rowJson(
-    (distance) =>
-      sql`(case when ${hasBboxMember} then ${withBbox(distance)} else ${alone(distance)} end)::text`,
-  );
+  return withBboxMember(featureOf(listGeometry, undefined, jsonfg, properties), jsonfg);
 }
