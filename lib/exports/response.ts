@@ -90,6 +90,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   // statement and the encoding overlap instead of taking turns, and memory holds at most two batches.
   let ahead: Promise<IteratorResult<Batch>> | undefined;
   const readAhead = () => {
+    if (process.env.NO_AHEAD) return;
     ahead = batches.next();
     // Its error, if any, is the body's when the batch is pulled (not an unhandled rejection meanwhile).
     ahead.catch(() => {});
@@ -144,6 +145,8 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   /** The rows of a batch this response still holds, encoded. */
   const encode = (batch: Batch): Uint8Array => {
     const texts = batch.rows.slice(0, Math.max(0, rows - sent)).map((row) => row.json);
+    // The batch's rows are let go of here, whatever still refers to their arrays (proofBatches, readingOnce).
+    batch.release();
     sent += texts.length;
     return joined(writer.write(texts));
   };
