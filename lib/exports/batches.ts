@@ -1,5 +1,4 @@
 import { type Db, getDb } from "../../db/client.js";
-import { PAGE_BYTES } from "../bounds/limits.js";
 import { badParameter } from "../http/errors.js";
 import { pageCounts } from "../proofs/count.js";
 import { encodeCursor } from "../proofs/cursor.js";
@@ -9,6 +8,7 @@ import { planPage } from "../proofs/plan.js";
 import { type PageResult, pageAndCount } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import type { SortSpec } from "../proofs/sort.js";
+import { batchBytes } from "./budget.js";
 
 /** Where a download starts and how much of the result it takes (all of it, from the start, unless told). */
 export type BatchRequest = {
@@ -101,8 +101,8 @@ export async function* proofBatches(
   // JSON of the rest would be written for nothing, again in the next batch. Kept a tenth below the budget.
   let bytesRead = 0;
   let rowsRead = 0;
-  const fits = () =>
-    rowsRead ? Math.max(1, Math.floor((0.9 * PAGE_BYTES * rowsRead) / bytesRead)) : Infinity;
+  const bytes = batchBytes();
+  const fits = () => (rowsRead ? Math.max(1, Math.floor((0.9 * bytes * rowsRead) / bytesRead)) : Infinity);
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {
       limit: Math.min(size(n), left, fits()),
@@ -110,6 +110,7 @@ export async function* proofBatches(
       ...(offset ? { offset } : {}),
       ...(q.sort ? { sort: q.sort } : {}),
       json: q.json,
+      bytes,
       ...(counts ? { counts } : {}),
     });
     if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
@@ -130,6 +131,9 @@ export async function* proofBatches(
       rows,
       total: page.total,
       release: () => {
+        // The rows' objects are also in the arrays the statement's own promises resolved with: their text is
+        // dropped from each, and the arrays emptied.
+        for (const row of rows) row.json = "";
         rows.length = 0;
         reading.release();
       },
