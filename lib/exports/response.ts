@@ -90,7 +90,6 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   // statement and the encoding overlap instead of taking turns, and memory holds at most two batches.
   let ahead: Promise<IteratorResult<Batch>> | undefined;
   const readAhead = () => {
-    if (process.env.NO_AHEAD) return;
     ahead = batches.next();
     // Its error, if any, is the body's when the batch is pulled (not an unhandled rejection meanwhile).
     ahead.catch(() => {});
