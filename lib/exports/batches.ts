@@ -1,14 +1,14 @@
-import { getDb } from "../../db/client.js";
-import { PAGE_BYTES } from "../bounds/limits.js";
+import { type Db, getDb } from "../../db/client.js";
 import { badParameter } from "../http/errors.js";
 import { pageCounts } from "../proofs/count.js";
 import { encodeCursor } from "../proofs/cursor.js";
 import type { ProofFilter } from "../proofs/filter.js";
 import type { RowJson } from "../proofs/json-sql.js";
 import { planPage } from "../proofs/plan.js";
-import { pageAndCount } from "../proofs/query.js";
+import { type PageResult, pageAndCount } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import type { SortSpec } from "../proofs/sort.js";
+import { batchBytes } from "./budget.js";
 
 /** Where a download starts and how much of the result it takes (all of it, from the start, unless told). */
 export type BatchRequest = {
@@ -24,7 +24,41 @@ export type BatchRequest = {
   counts?: number[];
 };
 
-export type Batch = { rows: JsonRow[]; total: number };
+/**
+ * A batch of rows, and how to let go of them once they are encoded: `release` empties the batch's arrays, the one
+ * handed on and the driver's results it was read from (see readingOnce).
+ */
+export type Batch = { rows: JsonRow[]; total: number; release(): void };
+
+/**
+ * The database handle a batch is read through: the same one, except that the result of each statement it runs is
+ * remembered, so that `release` can empty the driver's arrays of rows once the batch is encoded.
+ *
+ * Why: a statement's promise is pending for as long as its rows arrive, so V8 promotes it to the old generation; once
+ * resolved, it refers to the result, and a young-generation collection takes every object an old one refers to as
+ * alive (it cannot tell the promise is garbage). So each batch's rows outlived it, were promoted in their turn, and
+ * made V8 grow its young generation to its maximum: most of a download's memory, whatever the batch size. Emptied
+ * arrays hold nothing: the rows die young, as the statement's own are read and encoded once.
+ */
+function readingOnce(db: Db): { db: Db; release(): void } {
+  const results: unknown[][] = [];
+  const execute = (query: Parameters<Db["execute"]>[0]) =>
+    Promise.resolve(db.execute(query)).then((result) => {
+      const rows = (result as { rows?: unknown }).rows;
+      if (Array.isArray(rows)) results.push(rows);
+      return result;
+    });
+  const wrapped = new Proxy(db, {
+    get: (target, key, receiver) => (key === "execute" ? execute : Reflect.get(target, key, receiver)),
+  });
+  return {
+    db: wrapped,
+    release: () => {
+      for (const rows of results) rows.length = 0;
+      results.length = 0;
+    },
+  };
+}
 
 /**
  * The exact counts of the filter's parts (lib/proofs/count.ts: from the totals, remembered, or counted), taken before
@@ -67,8 +101,8 @@ export async function* proofBatches(
   // JSON of the rest would be written for nothing, again in the next batch. Kept a tenth below the budget.
   let bytesRead = 0;
   let rowsRead = 0;
-  const fits = () =>
-    rowsRead ? Math.max(1, Math.floor((0.9 * PAGE_BYTES * rowsRead) / bytesRead)) : Infinity;
+  const bytes = batchBytes();
+  const fits = () => (rowsRead ? Math.max(1, Math.floor((0.9 * bytes * rowsRead) / bytesRead)) : Infinity);
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {
       limit: Math.min(size(n), left, fits()),
@@ -76,18 +110,44 @@ export async function* proofBatches(
       ...(offset ? { offset } : {}),
       ...(q.sort ? { sort: q.sort } : {}),
       json: q.json,
+      bytes,
       ...(counts ? { counts } : {}),
     });
     if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
-    const { rows, parts, total, more, counts: read } = await pageAndCount(db, plan);
-    counts = read;
-    for (const row of rows as JsonRow[]) bytesRead += row.json.length;
-    rowsRead += rows.length;
-    yield { rows: rows as JsonRow[], total };
-    left -= rows.length;
-    position += rows.length;
-    if (!more || rows.length === 0) return;
-    cursor = encodeCursor(plan, "next", rows[rows.length - 1]!, position, parts[parts.length - 1]);
+    const reading = readingOnce(db);
+    let page: PageResult | undefined = await pageAndCount(reading.db, plan);
+    counts = page.counts;
+    const rows = page.rows as JsonRow[];
+    const read = rows.length;
+    for (const row of rows) bytesRead += row.json.length;
+    rowsRead += read;
+    const more = page.more;
+    // The next batch's cursor, made before the rows are handed on (the consumer lets go of them).
+    const next =
+      more && read > 0
+        ? encodeCursor(plan, "next", rows[read - 1]!, position + read, page.parts[page.parts.length - 1])
+        : undefined;
+    let batch: Batch | undefined = {
+      rows,
+      total: page.total,
+      release: () => {
+        // The rows' objects are also in the arrays the statement's own promises resolved with: their text is
+        // dropped from each, and the arrays emptied.
+        for (const row of rows) row.json = "";
+        rows.length = 0;
+        reading.release();
+      },
+    };
+    // Nothing here refers to the rows while the next batch is read: a generator's frame lives as long as the
+    // download, and rows it still referred to would survive every young-generation collection meanwhile (V8 then
+    // promotes them and grows the young generation, which is most of a download's memory).
+    page = undefined;
+    yield batch;
+    batch = undefined;
+    left -= read;
+    position += read;
+    if (next === undefined) return;
+    cursor = next;
     offset = undefined;
   }
 }

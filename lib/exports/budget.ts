@@ -24,3 +24,14 @@ export function batchSize(n: number): number {
   if (n === 1) return Math.min(1000, later);
   return later;
 }
+
+/**
+ * The most text (the rows as PostgreSQL writes them) one batch reads. A batch is held whole from its statement to
+ * its encoding, two at a time (one read ahead), and whatever V8's young generation finds alive when it collects is
+ * copied, then promoted, and makes it grow: batches small beside it keep the server's memory flat. Each batch is a
+ * statement, so much smaller ones would spend the database's time on planning.
+ */
+export function batchBytes(): number {
+  const raw = Number(process.env.EXPORT_BATCH_BYTES);
+  return Number.isSafeInteger(raw) && raw > 0 ? raw : 256 * 1024;
+}

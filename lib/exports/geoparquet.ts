@@ -5,8 +5,15 @@ import type { ExportColumn, Geometry } from "./columns.js";
 import { tableRows } from "./table-row.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
-/** Rows per row group: a reader skips or reads a group whole (and its bbox statistics are kept per group). */
+/** Rows per row group at most: a reader skips or reads a group whole (and its bbox statistics are kept per group). */
 export const ROW_GROUP_ROWS = 10_000;
+
+/**
+ * The most text (the rows as PostgreSQL wrote them) a row group is gathered from: a group is held whole, its values
+ * parsed, until it is written, so its size in bytes, not in rows, is what the server's memory holds; wide rows (long
+ * locations, media) make smaller groups.
+ */
+export const ROW_GROUP_BYTES = 4 * 1024 * 1024;
 
 type Zstd = (input: Uint8Array, options: { params: Record<number, number> }) => Buffer;
 const zstd = (zlib as { zstdCompressSync?: Zstd }).zstdCompressSync;
@@ -118,8 +125,9 @@ export const geoMetadata = (points: boolean) => ({
 
 /**
  * GeoParquet 1.1 with hyparquet-writer: the columns, then `geometry` (WKB, by the package's geojsonToWkb) and `bbox`
- * (a struct of xmin, ymin, xmax, ymax: the covering). Rows are gathered into row groups of ROW_GROUP_ROWS and each
- * group is sent as soon as it is written (the writer's buffer is emptied at every flush), so memory holds one group.
+ * (a struct of xmin, ymin, xmax, ymax: the covering). Rows are gathered into row groups of ROW_GROUP_ROWS (fewer
+ * when their text reaches ROW_GROUP_BYTES) and each group is sent as soon as it is written (the writer's buffer is
+ * emptied at every flush), so memory holds one group.
  * The footer (schema, row groups, `geo`) is written last: a response cut short has none, and no Parquet reader
  * opens a file without it.
  *
@@ -157,10 +165,12 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   let data: unknown[][] = [];
   let geometries: (Uint8Array | null)[] = [];
   let boxes: (Bounds | null)[] = [];
+  let groupBytes = 0;
   const clear = () => {
     data = columns.map(() => []);
     geometries = [];
     boxes = [];
+    groupBytes = 0;
   };
   clear();
   const add = (values: unknown[]) => {
@@ -204,7 +214,8 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
           geometries.push(row.geometry ? geojsonToWkb(row.geometry as never) : null);
           boxes.push(boundsOf(row.geometry, row.bbox));
         }
-        if (geometries.length >= ROW_GROUP_ROWS) writeGroup();
+        groupBytes += text.length;
+        if (geometries.length >= ROW_GROUP_ROWS || groupBytes >= ROW_GROUP_BYTES) writeGroup();
       }
       return drain();
     },
