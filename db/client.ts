@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransactionConfig } from "drizzle-
 import { beforeStatement, timeLeft } from "../lib/budget/request-budget.js";
 import { type Config, ConfigError, getConfig, requireDatabaseUrl } from "../lib/config.js";
 import { DatabaseTimeoutError, isDatabaseOutage } from "./errors.js";
+import { namedQuery, PREPARED_PLAN_MODE } from "./prepared.js";
 import { bucket, readKey } from "./read-scope.js";
 import * as schema from "./schema.js";
 
@@ -108,7 +109,11 @@ const settledPromise = (result: Promise<unknown>, settle: (error: unknown) => un
  * client without an error. node-postgres' own `query_timeout` leaves the client in place, stuck behind the statement
  * it gave up on, so a stalled database would wedge the pool until a restart.
  */
-function withDeadline<C extends new (...args: any[]) => AnyClient>(Base: C, budgets: DatabaseBudgets): C {
+function withDeadline<C extends new (...args: any[]) => AnyClient>(
+  Base: C,
+  budgets: DatabaseBudgets,
+  prepare = false,
+): C {
   return class DeadlineClient extends Base {
     /** Set when a deadline fired: every error this connection reports from then on is this one. */
     expired: DatabaseTimeoutError | undefined;
@@ -128,6 +133,8 @@ function withDeadline<C extends new (...args: any[]) => AnyClient>(Base: C, budg
     }
 
     override query(...args: unknown[]): unknown {
+      // Long statements named, to be parsed once per connection (db/prepared.ts).
+      if (prepare) args[0] = namedQuery(this, args[0]);
       const settle = armDeadline(this, statementDeadline(budgets));
       const at = args.findIndex((a) => typeof a === "function");
       if (at >= 0) {
@@ -243,7 +250,9 @@ export async function connect(
   const pool = keepCallerContext(
     new pg.Pool({
       ...poolOptions(url, budgets),
-      Client: withDeadline(pg.Client as unknown as new (...args: any[]) => AnyClient, budgets) as never,
+      Client: withDeadline(pg.Client as unknown as new (...args: any[]) => AnyClient, budgets, true) as never,
+      // Named statements are planned for each execution's parameters, as unnamed ones are (db/prepared.ts).
+      options: PREPARED_PLAN_MODE,
       // Sent at connection startup: the server cancels a statement that runs too long, and ends a session left idle
       // inside a transaction (a client that died mid-commit) instead of holding its locks.
       statement_timeout: budgets.statementTimeoutMs,
