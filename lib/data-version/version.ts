@@ -164,9 +164,9 @@ export async function ensureDataVersion(): Promise<DataVersion | undefined> {
 }
 
 /**
- * The select list that carries the current request's version in a page's statement (`db`: the request's own handle,
- * from getDb()), when no statement has gone before it; undefined when the version is known, not to be carried, or
- * too late to carry. The caller sends it in its next statement, then hands that statement's first row to
+ * The select list that carries the current request's version in a page's statement, when no statement has gone
+ * before it; undefined when the version is known, not to be carried, or too late to carry. The caller sends it in its
+ * next statement, on the request's own handle (getDb(), the read scope's), then hands that statement's first row to
  * carriedDataVersion.
  */
 export function carryDataVersion(): SQL | undefined {
