@@ -7,6 +7,7 @@ import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
 import { overlaps, spanningBoundsIntersect, whereClause } from "../../lib/proofs/filter.js";
 import { distanceJson } from "../../lib/proofs/json-sql.js";
 import { orderBy, orderKeys } from "../../lib/proofs/sort.js";
+import { proofsFrom } from "../../lib/proofs/source.js";
 import { tileFilter } from "../../lib/tiles/tile-content.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
@@ -56,6 +57,15 @@ describe("unindexed (coalesce(x, x))", () => {
     const plain = sql`${p.longitude} between ${CITY.minLon}::float8 and ${CITY.maxLon}::float8`;
     const control = await explain(select(plain), ["enable_seqscan"]);
     expect(control).toMatch(/location_proofs_longitude_idx/);
+  });
+
+  it("a point collection's box over both sources reads the off-chain records through their point's index too", async () => {
+    const where = whereClause({ bbox: CITY, bboxOn: "point", source: "all" });
+    const plan = await explain(sql`select uid from ${proofsFrom("all")} where ${where} limit 10`, [
+      "enable_seqscan",
+    ]);
+    expect(plan).toMatch(uses("location_proofs_point_gist"));
+    expect(plan).toMatch(uses("offchain_records_point_gist"));
   });
 
   it("a small box's page on the point collection sorts its keys from the point's index alone (keysFirst)", async () => {
