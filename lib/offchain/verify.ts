@@ -4,8 +4,6 @@ import {
   encodePacked,
   type Hex,
   keccak256,
-  recoverTypedDataAddress,
-  serializeSignature,
   stringToHex,
   zeroAddress,
 } from "viem";
@@ -17,7 +15,8 @@ import type { Config } from "../config.js";
 import { ApiError, type ErrorCode } from "../http/errors.js";
 import { type DecodingSchema, V01_DECODING } from "../sync/decode-attestation.js";
 import { describeSchema, indexes } from "../sync/schemas.js";
-import { attestTypes, type SignedOffchain } from "./formats.js";
+import type { SignedOffchain } from "./formats.js";
+import { attestationDigest, recoverSigner } from "./signature.js";
 
 /** A refusal of a publication: 422 (the attestation is well-formed and not acceptable), each reason its code. */
 export const refused = (code: ErrorCode, message: string, parameter?: string) =>
@@ -71,25 +70,14 @@ export function networkOf(config: Config, s: SignedOffchain): ChainConfig {
 
 /**
  * The attester: the address the EIP-712 signature recovers, over the EAS types of the attestation's version and
- * the domain as sent. When the package names a signer, it must be that address.
+ * the domain as sent (lib/offchain/signature.ts). When the package names a signer, it must be that address.
  */
 export async function recoverAttester(s: SignedOffchain): Promise<Address> {
   if (s.domain.name !== "EAS Attestation")
     throw refused("InvalidSignature", "The domain's name is not EAS's (EAS Attestation)", "domain.name");
   let attester: Address;
   try {
-    attester = await recoverTypedDataAddress({
-      domain: { ...s.domain },
-      types: { Attest: attestTypes(s.version) },
-      primaryType: "Attest",
-      message: { version: s.version, ...s.message },
-      signature: serializeSignature({
-        r: s.signature.r,
-        s: s.signature.s,
-        v: BigInt(s.signature.v < 27 ? s.signature.v + 27 : s.signature.v),
-      }),
-      // (the types are chosen at run time, by version: viem cannot type the message from them)
-    } as Parameters<typeof recoverTypedDataAddress>[0]);
+    attester = recoverSigner(s, attestationDigest(s));
   } catch {
     throw refused("InvalidSignature", "The signature is not a valid secp256k1 signature", "signature");
   }
