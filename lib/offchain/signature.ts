@@ -33,10 +33,13 @@ const bytes = (hex: string) => Buffer.from(hex.slice(2), "hex");
 const DOMAIN_TYPEHASH = text(
   "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)",
 );
-const ATTEST_TYPEHASH = {
-  1: text(`Attest(${attestTypes(1).map((f) => `${f.type} ${f.name}`).join(",")})`),
-  2: text(`Attest(${attestTypes(2).map((f) => `${f.type} ${f.name}`).join(",")})`),
-} as const;
+const typeHash = (version: 1 | 2) =>
+  text(
+    `Attest(${attestTypes(version)
+      .map((f) => `${f.type} ${f.name}`)
+      .join(",")})`,
+  );
+const ATTEST_TYPEHASH = { 1: typeHash(1), 2: typeHash(2) } as const;
 
 /** Writes a uint (< 2^256) as the big-endian 32-byte word at `at`. */
 function putUint(out: Uint8Array, at: number, value: bigint): void {

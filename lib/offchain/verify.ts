@@ -1,12 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import {
-  type Address,
-  encodePacked,
-  type Hex,
-  keccak256,
-  stringToHex,
-  zeroAddress,
-} from "viem";
+import { type Address, encodePacked, type Hex, keccak256, stringToHex, zeroAddress } from "viem";
 import type { Db } from "../../db/client.js";
 import { chainSchemas } from "../../db/schema.js";
 import { type ChainConfig, chainConfigs } from "../chains/registry.js";
