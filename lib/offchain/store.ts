@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Address } from "viem";
 import type { Db } from "../../db/client.js";
 import { type NewOffchainRecordRow, type OffchainRecordRow, offchainRecords as o } from "../../db/schema.js";
@@ -9,7 +10,6 @@ import {
   type DecodingSchema,
   decodedColumns,
 } from "../sync/decode-attestation.js";
-import { refreshRecords } from "./chain-events.js";
 import { packageJson, type SignedOffchain } from "./formats.js";
 import { findOffchain } from "./records.js";
 
@@ -34,18 +34,29 @@ export function offchainRow(
 export type Stored = { row: OffchainRecordRow; created: boolean };
 
 /**
- * Stores a verified record once: concurrent publications of one attestation race on the primary key, one insert
- * wins and the others read its row (200, idempotent). The uid does not cover the attester (EAS leaves it out), so
- * the same message signed by another key has the same uid: that is a conflict (409), never a silent replacement.
+ * Stores a verified record once, in one statement: concurrent publications of one attestation race on the primary
+ * key, one insert wins and the others read its row (200, idempotent). The uid does not cover the attester (EAS
+ * leaves it out), so the same message signed by another key has the same uid: that is a conflict (409), never a
+ * silent replacement. A record revoked or timestamped on its chain before it was published is stored so: its
+ * revocation and timestamp are worked out in the insert from the stored events, as refreshRecords (chain-events.ts)
+ * works them out for held records when events come.
  */
 export async function storeRecord(db: Db, row: NewOffchainRecordRow): Promise<Stored> {
-  const inserted = await db.insert(o).values(row).onConflictDoNothing().returning();
-  if (inserted[0]) {
-    // Revoked or timestamped on its chain before it was published: the stored events say so (chain-events.ts).
-    const changed = await refreshRecords(db, row.chainId, [row.uid]);
-    const stored = changed ? await findOffchain(db, row.uid, row.chainId) : undefined;
-    return { row: stored ?? inserted[0], created: true };
-  }
+  const events = (kind: "revoked" | "timestamped") =>
+    sql`(select min(e.time) from offchain_chain_events e where e.chain_id = ${row.chainId} and e.uid = ${row.uid}
+          and e.kind = ${kind}${kind === "revoked" ? sql` and e.revoker = ${row.prover}` : sql``})`;
+  const revoked = events("revoked");
+  const inserted = await db
+    .insert(o)
+    .values({
+      ...row,
+      revoked: sql`${revoked} is not null`,
+      revocationTime: revoked,
+      timestampedAt: events("timestamped"),
+    })
+    .onConflictDoNothing()
+    .returning();
+  if (inserted[0]) return { row: inserted[0], created: true };
   const held = await findOffchain(db, row.uid, row.chainId);
   if (!held) throw new Error("offchain record neither inserted nor found");
   if (held.prover !== row.prover) {
