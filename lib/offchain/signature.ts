@@ -125,10 +125,12 @@ let generator: Tabled | undefined;
 
 /**
  * Signers seen before, by lowercase address: their public key, its tables built on its second use (so a signer seen
- * once costs a recovery and no more, whoever sends new keys). Bounded, least recently used first out.
+ * once costs a recovery and no more, whoever sends new keys). Bounded, least recently used first out: a window of 5
+ * bits is two tables of 27 × 16 points per signer (some 150 kB), so the instance keeps some 10 MB at most; a larger
+ * window saves a few additions per check for several times the memory and the time to build.
  */
 const KNOWN_MAX = 64;
-const WINDOW = 4;
+const WINDOW = 5;
 type Known = { key: Point; address: Address; tables?: Tabled };
 const known = new Map<string, Known>();
 
