@@ -5,7 +5,7 @@ import {
 import { Wallet } from "ethers";
 import { type Address, type Hex, hashTypedData, keccak256, recoverTypedDataAddress, toHex } from "viem";
 import { beforeEach, describe, expect, it } from "vitest";
-import { readPublication, type SignedOffchain } from "../../lib/offchain/formats.js";
+import { attestTypes, readPublication, type SignedOffchain } from "../../lib/offchain/formats.js";
 import { attestationDigest, forgetSigners, signatureStats } from "../../lib/offchain/signature.js";
 import { recoverAttester } from "../../lib/offchain/verify.js";
 import { jsonOf, nowSeconds, offchainOf, publisher, signOffchain } from "../helpers/offchain.js";
@@ -44,7 +44,7 @@ async function reference(s: SignedOffchain): Promise<string> {
   try {
     const address = await recoverTypedDataAddress({
       domain: s.domain,
-      types: { Attest: attestTypesOf(s.version) },
+      types: { Attest: attestTypes(s.version) },
       primaryType: "Attest",
       message: { version: s.version, ...s.message },
       signature: `${s.signature.r}${s.signature.s.slice(2)}${(s.signature.v < 27 ? s.signature.v + 27 : s.signature.v).toString(16)}`,
@@ -55,18 +55,6 @@ async function reference(s: SignedOffchain): Promise<string> {
     return "refused";
   }
 }
-
-const attestTypesOf = (version: 1 | 2) => [
-  { name: "version", type: "uint16" },
-  { name: "schema", type: "bytes32" },
-  { name: "recipient", type: "address" },
-  { name: "time", type: "uint64" },
-  { name: "expirationTime", type: "uint64" },
-  { name: "revocable", type: "bool" },
-  { name: "refUID", type: "bytes32" },
-  { name: "data", type: "bytes" },
-  ...(version === 2 ? [{ name: "salt", type: "bytes32" }] : []),
-];
 
 const decision = (s: SignedOffchain) =>
   recoverAttester(s).then(
@@ -112,7 +100,7 @@ describe("the EIP-712 digest", () => {
           const s = read(sig, publisher.address);
           const viem = hashTypedData({
             domain: s.domain,
-            types: { Attest: attestTypesOf(s.version) },
+            types: { Attest: attestTypes(s.version) },
             primaryType: "Attest",
             message: { version: s.version, ...s.message },
           } as Parameters<typeof hashTypedData>[0]);
