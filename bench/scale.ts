@@ -43,7 +43,7 @@ import { availableParallelism } from "node:os";
 import autocannon from "autocannon";
 import { getTableColumns, sql } from "drizzle-orm";
 import pg from "pg";
-import type { DbHandle } from "../db/client.js";
+import { connect, type DbHandle, MAINTENANCE_BUDGETS } from "../db/client.js";
 import { locationProofs, offchainRecords } from "../db/schema.js";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
 import {
@@ -148,7 +148,17 @@ const SOURCE_ALL: RequestType[] = ARGS.offchain
  * and data; a uid of their own, published when attested). Reads never check a record's signature, so the signed
  * original is a placeholder. Their count moves the data version, as a publication does.
  */
-async function insertOffchain(db: DbHandle["db"], n: number): Promise<void> {
+async function insertOffchain(n: number): Promise<void> {
+  // A bulk write: the maintenance budgets, not a request's statement timeout.
+  const maintenance = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  try {
+    await insertOffchainRows(maintenance.db, n);
+  } finally {
+    await maintenance.close();
+  }
+}
+
+async function insertOffchainRows(db: DbHandle["db"], n: number): Promise<void> {
   const onchain = new Set(Object.values(getTableColumns(locationProofs)).map((c) => c.name));
   const common = Object.values(getTableColumns(offchainRecords))
     .map((c) => c.name)
@@ -388,7 +398,7 @@ async function main() {
     await latencyRound(latency);
     if (ARGS.offchain && runs("latency")) {
       const started = performance.now();
-      await insertOffchain(handle.db, ARGS.offchain);
+      await insertOffchain(ARGS.offchain);
       say(
         `\nThe same with ${ARGS.offchain.toLocaleString("en")} off-chain records beside the proofs (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s):`,
       );
