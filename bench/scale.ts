@@ -33,13 +33,18 @@
  * reuses it while it holds the same N proofs, loaded the same day), --cpu-prof DIR (profile the server: node --cpu-prof), --only SECTIONS (a comma
  * list of latency, harvest, write, throughput, orders, tiles: run only those; e.g. `--keep --only latency` to compare the CPU per
  * request of two commits on the same data; orders: every sortby each way, its first and last page; tiles: the tiles of
- * every filter the map sends, z0-z16, and the write path's cost per proof).
+ * every filter the map sends, z0-z16, and the write path's cost per proof), --db NAME (the database: SCALE_DB,
+ * `lpqs_bench_scale` unless BENCH_SCALE_DB names another), --offchain N (reads beside off-chain records: the latency
+ * section runs twice, before and after N off-chain records are inserted, with four `source=all` request types more,
+ * and prints each type's HTTP/SQL ratio in both runs and its change; the records are removed at the end).
  */
 import http from "node:http";
 import { availableParallelism } from "node:os";
 import autocannon from "autocannon";
-import { sql } from "drizzle-orm";
+import { getTableColumns, sql } from "drizzle-orm";
 import pg from "pg";
+import { connect, type DbHandle, MAINTENANCE_BUDGETS } from "../db/client.js";
+import { locationProofs, offchainRecords } from "../db/schema.js";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
 import {
   admin,
@@ -76,16 +81,18 @@ const ARGS = benchArgs({
     duration: 10,
     "harvest-budget": 300,
     "warm-up": 40,
+    offchain: 0,
   },
   flags: ["keep"],
-  texts: ["only", "cpu-prof"],
+  texts: ["only", "cpu-prof", "db"],
 });
+const DB = ARGS.db ?? SCALE_DB;
 const ONLY = ARGS.only?.split(",");
 const runs = (section: "latency" | "harvest" | "write" | "throughput" | "orders" | "tiles") =>
   !ONLY || ONLY.includes(section);
 const NODE24 = requireNode24();
 
-const dbUrl = benchDatabaseUrl(SCALE_DB);
+const dbUrl = benchDatabaseUrl(DB);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Request types: the rows of docs/performance.md's tables.
@@ -125,6 +132,47 @@ const REQUESTS: RequestType[] = [
   { name: "shapes city bbox (Berlin)", path: `${SHAPES}?${CITY}` },
   { name: "shapes continent bbox (Europe)", path: `${SHAPES}?${CONTINENT}` },
 ];
+
+/** With --offchain: request types over both sources (`source=all`), which read the off-chain records too. */
+const SOURCE_ALL: RequestType[] = ARGS.offchain
+  ? [
+      { name: "v0 default page, source=all", path: `${V0}?source=all` },
+      { name: "v0 city bbox, source=all", path: `${V0}?${CITY}&source=all` },
+      { name: "ogc default page, source=all", path: `${ITEMS}?source=all` },
+      { name: "ogc city bbox, source=all", path: `${ITEMS}?${CITY}&source=all` },
+    ]
+  : [];
+
+/**
+ * --offchain: N off-chain records beside the proofs, made of N of them chosen by hash (their places, times, provers
+ * and data; a uid of their own, published when attested). Reads never check a record's signature, so the signed
+ * original is a placeholder. Their count moves the data version, as a publication does.
+ */
+async function insertOffchain(n: number): Promise<void> {
+  // A bulk write: the maintenance budgets, not a request's statement timeout.
+  const maintenance = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  try {
+    await insertOffchainRows(maintenance.db, n);
+  } finally {
+    await maintenance.close();
+  }
+}
+
+async function insertOffchainRows(db: DbHandle["db"], n: number): Promise<void> {
+  const onchain = new Set(Object.values(getTableColumns(locationProofs)).map((c) => c.name));
+  const common = Object.values(getTableColumns(offchainRecords))
+    .map((c) => c.name)
+    .filter((name) => onchain.has(name) && name !== "uid");
+  const list = common.map((c) => `"${c}"`).join(", ");
+  await db.execute(sql.raw(`truncate offchain_records`));
+  await db.execute(
+    sql.raw(`
+insert into offchain_records (uid, ${list}, offchain_version, domain_version, signed, published_at)
+select '0x' || md5('offchain' || uid) || md5('record' || uid), ${list}, 2, '1.3.0', '{}', attestation_time
+  from (select * from location_proofs order by md5(uid) limit ${n}) chosen`),
+  );
+  await db.execute(sql.raw(`vacuum analyze offchain_records`));
+}
 
 /**
  * Deep offsets: the page half a million rows in, which the service reads by paging the sort keys first and building
@@ -258,7 +306,7 @@ function pageOf(path: string, body: Buffer): Page {
 // ---------------------------------------------------------------------------------------------------------------
 
 async function main() {
-  const { output, server } = await serveBenchDatabase(SCALE_DB, ARGS.rows, ARGS.keep, {
+  const { output, server } = await serveBenchDatabase(DB, ARGS.rows, ARGS.keep, {
     nodeArgs: ARGS["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", ARGS["cpu-prof"]] : [],
   });
   base = server.url;
@@ -292,57 +340,86 @@ async function main() {
     // section's requests are among them.
     if (runs("latency") || runs("write")) {
       for (let round = 0; round < ARGS["warm-up"]; round++) {
-        for (const r of REQUESTS) await get(r.path).catch(() => undefined);
+        for (const r of [...REQUESTS, ...SOURCE_ALL]) await get(r.path).catch(() => undefined);
       }
     }
-    for (const r of runs("latency") ? REQUESTS : []) {
-      const recorded = await statementsOf(r.path).catch((error: Error) => error);
-      if (recorded instanceof Error) {
-        say(`${pad(r.name, 42)} FAILED: ${recorded.message.slice(0, 120)}`);
-        continue;
-      }
-      const { statements } = recorded;
-      await floors.set(recorded);
-      const http: number[] = [];
-      const sqlTimes: number[] = [];
-      const floorTimes: number[] = [];
-      let cpu = 0;
-      let last: Page | undefined;
-      let failure = "";
-      for (let i = -10; i < ARGS.iterations && !failure; i++) {
-        const before = cpuMs(server.pid);
-        const res = await get(r.path).catch((error: Error) => error);
-        if (res instanceof Error) {
-          failure = res.message.slice(0, 120);
-          break;
-        }
-        if (i < 0) {
-          await replay(sqlClient, statements); // warm-up
+    const latencyRound = async (latency: Record<string, { http: number; sql: number }>) => {
+      for (const r of runs("latency") ? [...REQUESTS, ...SOURCE_ALL] : []) {
+        const recorded = await statementsOf(r.path).catch((error: Error) => error);
+        if (recorded instanceof Error) {
+          say(`${pad(r.name, 42)} FAILED: ${recorded.message.slice(0, 120)}`);
           continue;
         }
-        cpu += cpuMs(server.pid) - before;
-        http.push(res.ms);
-        if (i === 0) last = pageOf(r.path, res.body);
-        const started = performance.now();
-        await replay(sqlClient, statements);
-        sqlTimes.push(performance.now() - started);
-        floorTimes.push((await get(r.path, true)).ms);
+        const { statements } = recorded;
+        await floors.set(recorded);
+        const http: number[] = [];
+        const sqlTimes: number[] = [];
+        const floorTimes: number[] = [];
+        let cpu = 0;
+        let last: Page | undefined;
+        let failure = "";
+        for (let i = -10; i < ARGS.iterations && !failure; i++) {
+          const before = cpuMs(server.pid);
+          const res = await get(r.path).catch((error: Error) => error);
+          if (res instanceof Error) {
+            failure = res.message.slice(0, 120);
+            break;
+          }
+          if (i < 0) {
+            await replay(sqlClient, statements); // warm-up
+            continue;
+          }
+          cpu += cpuMs(server.pid) - before;
+          http.push(res.ms);
+          if (i === 0) last = pageOf(r.path, res.body);
+          const started = performance.now();
+          await replay(sqlClient, statements);
+          sqlTimes.push(performance.now() - started);
+          floorTimes.push((await get(r.path, true)).ms);
+        }
+        if (failure) {
+          say(`${pad(r.name, 42)} FAILED: ${failure}`);
+          continue;
+        }
+        const [h50, h99, s50, s99] = [
+          percentile(http, 0.5),
+          percentile(http, 0.99),
+          percentile(sqlTimes, 0.5),
+          percentile(sqlTimes, 0.99),
+        ];
+        latency[r.name] = { http: h50, sql: s50 };
+        const matched = last?.matched === undefined ? "omitted" : String(last.matched);
+        say(
+          `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad(f1(percentile(floorTimes, 0.5)), 6)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ARGS.iterations).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
+        );
       }
-      if (failure) {
-        say(`${pad(r.name, 42)} FAILED: ${failure}`);
-        continue;
-      }
-      const [h50, h99, s50, s99] = [
-        percentile(http, 0.5),
-        percentile(http, 0.99),
-        percentile(sqlTimes, 0.5),
-        percentile(sqlTimes, 0.99),
-      ];
-      latency[r.name] = { http: h50, sql: s50 };
-      const matched = last?.matched === undefined ? "omitted" : String(last.matched);
+    };
+    if (ARGS.offchain && runs("latency")) await handle.db.execute(sql`truncate offchain_records`);
+    await latencyRound(latency);
+    if (ARGS.offchain && runs("latency")) {
+      const started = performance.now();
+      await insertOffchain(ARGS.offchain);
       say(
-        `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad(f1(percentile(floorTimes, 0.5)), 6)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ARGS.iterations).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
+        `\nThe same with ${ARGS.offchain.toLocaleString("en")} off-chain records beside the proofs (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s):`,
       );
+      for (let round = 0; round < ARGS["warm-up"]; round++) {
+        for (const r of [...REQUESTS, ...SOURCE_ALL]) await get(r.path).catch(() => undefined);
+      }
+      const beside: Record<string, { http: number; sql: number }> = {};
+      await latencyRound(beside);
+      say(
+        `\nHTTP/SQL p50 ratio without and with ${ARGS.offchain.toLocaleString("en")} off-chain records; goal: each within 10 %`,
+      );
+      for (const [name, before] of Object.entries(latency)) {
+        const after = beside[name];
+        if (!after) continue;
+        const [a, b] = [before.http / before.sql, after.http / after.sql];
+        const change = (100 * (b - a)) / a;
+        say(
+          `${pad(name, 42)} ${lpad(a.toFixed(2), 6)} ${lpad(b.toFixed(2), 6)} ${lpad(`${change >= 0 ? "+" : ""}${change.toFixed(1)} %`, 9)}  ${Math.abs(change) <= 10 ? "met" : "MISSED"}`,
+        );
+      }
+      await handle.db.execute(sql`truncate offchain_records`);
     }
 
     if (runs("latency")) {
@@ -563,7 +640,7 @@ async function main() {
     await floors.stop();
     await server.stop();
     output.remove();
-    if (!ARGS.keep) await admin(`drop database if exists ${SCALE_DB} with (force)`);
+    if (!ARGS.keep) await admin(`drop database if exists ${DB} with (force)`);
   }
 }
 

@@ -8,8 +8,9 @@ import type { EasEvent } from "../sync/logs.js";
  * engine reads them in schema discovery's eth_getLogs requests (lib/sync/logs.ts getRegisteredLogs, or the one
  * request of a run near the head, getTailLogs), which cover every block of the chain from its start, and stores them
  * with their block (offchain_chain_events, db/schema.ts) in discovery's commit (lib/sync/store/discovery.ts); a reorg's rewind deletes those of orphaned
- * blocks (lib/sync/store/rewind.ts). After either, and after a publication, the records of the uids concerned are
- * worked out again from the stored events (refreshRecords): a record is revoked when its own attester revoked its
+ * blocks (lib/sync/store/rewind.ts). After either, the records of the uids concerned are worked out again from the
+ * stored events (refreshRecords; a publication works out its own in its insert, lib/offchain/store.ts): a record is
+ * revoked when its own attester revoked its
  * uid on the record's chain (anyone may call revokeOffchain, but only the attester's revocation counts), and
  * timestamped when its uid was timestamped there. The events are kept whether or not a record is held, since a
  * record may be published after it was revoked.

@@ -1,14 +1,6 @@
+import { keccak_256 } from "@noble/hashes/sha3";
 import { and, eq } from "drizzle-orm";
-import {
-  type Address,
-  encodePacked,
-  type Hex,
-  keccak256,
-  recoverTypedDataAddress,
-  serializeSignature,
-  stringToHex,
-  zeroAddress,
-} from "viem";
+import type { Address, Hex } from "viem";
 import type { Db } from "../../db/client.js";
 import { chainSchemas } from "../../db/schema.js";
 import { type ChainConfig, chainConfigs } from "../chains/registry.js";
@@ -17,7 +9,8 @@ import type { Config } from "../config.js";
 import { ApiError, type ErrorCode } from "../http/errors.js";
 import { type DecodingSchema, V01_DECODING } from "../sync/decode-attestation.js";
 import { describeSchema, indexes } from "../sync/schemas.js";
-import { attestTypes, type SignedOffchain } from "./formats.js";
+import type { SignedOffchain } from "./formats.js";
+import { attestationDigest, recoverSigner } from "./signature.js";
 
 /** A refusal of a publication: 422 (the attestation is well-formed and not acceptable), each reason its code. */
 export const refused = (code: ErrorCode, message: string, parameter?: string) =>
@@ -31,29 +24,37 @@ export const refused = (code: ErrorCode, message: string, parameter?: string) =>
  */
 export function offchainUid(s: Pick<SignedOffchain, "version" | "message">): Hex {
   const m = s.message;
-  const head = [
-    ["uint16", "bytes", "address", "address", "uint64", "uint64", "bool", "bytes32", "bytes"],
-    [
-      s.version,
-      stringToHex(m.schema),
-      m.recipient,
-      zeroAddress,
-      m.time,
-      m.expirationTime,
-      m.revocable,
-      m.refUID,
-      m.data,
-    ],
-  ] as const;
-  return s.version === 2
-    ? keccak256(encodePacked([...head[0], "bytes32", "uint32"], [...head[1], m.salt!, 0]))
-    : keccak256(encodePacked([...head[0], "uint32"], [...head[1], 0]));
+  const data = Buffer.from(m.data.slice(2), "hex");
+  // version 2, schema 66, recipient 20, attester 20, time 8, expiration 8, revocable 1, refUID 32, data, salt 32,
+  // nonce 4
+  const packed = Buffer.alloc(
+    2 + 66 + 20 + 20 + 8 + 8 + 1 + 32 + data.length + (s.version === 2 ? 32 : 0) + 4,
+  );
+  let at = packed.writeUInt16BE(s.version, 0);
+  at += packed.write(m.schema, at, "utf8");
+  at += packed.write(m.recipient.slice(2), at, "hex");
+  at += 20; // the zero address
+  at = packed.writeBigUInt64BE(m.time, at);
+  at = packed.writeBigUInt64BE(m.expirationTime, at);
+  at = packed.writeUInt8(m.revocable ? 1 : 0, at);
+  at += packed.write(m.refUID.slice(2), at, "hex");
+  at += data.copy(packed, at);
+  if (s.version === 2) at += packed.write(m.salt!.slice(2), at, "hex");
+  return `0x${Buffer.from(keccak_256(packed)).toString("hex")}`;
 }
+
+/** The networks of a configuration, worked out once (a Config does not change; a new one is another key). */
+const networks = new WeakMap<Config, ChainConfig[]>();
 
 /** The configured (enabled) network whose EAS is the domain's verifying contract on the domain's chain. */
 export function networkOf(config: Config, s: SignedOffchain): ChainConfig {
   const chainId = s.domain.chainId;
-  const network = chainConfigs(config).find(
+  let configured = networks.get(config);
+  if (!configured) {
+    configured = chainConfigs(config);
+    networks.set(config, configured);
+  }
+  const network = configured.find(
     (c) =>
       c.enabled &&
       BigInt(c.chainId) === chainId &&
@@ -71,25 +72,14 @@ export function networkOf(config: Config, s: SignedOffchain): ChainConfig {
 
 /**
  * The attester: the address the EIP-712 signature recovers, over the EAS types of the attestation's version and
- * the domain as sent. When the package names a signer, it must be that address.
+ * the domain as sent (lib/offchain/signature.ts). When the package names a signer, it must be that address.
  */
 export async function recoverAttester(s: SignedOffchain): Promise<Address> {
   if (s.domain.name !== "EAS Attestation")
     throw refused("InvalidSignature", "The domain's name is not EAS's (EAS Attestation)", "domain.name");
   let attester: Address;
   try {
-    attester = await recoverTypedDataAddress({
-      domain: { ...s.domain },
-      types: { Attest: attestTypes(s.version) },
-      primaryType: "Attest",
-      message: { version: s.version, ...s.message },
-      signature: serializeSignature({
-        r: s.signature.r,
-        s: s.signature.s,
-        v: BigInt(s.signature.v < 27 ? s.signature.v + 27 : s.signature.v),
-      }),
-      // (the types are chosen at run time, by version: viem cannot type the message from them)
-    } as Parameters<typeof recoverTypedDataAddress>[0]);
+    attester = recoverSigner(s, attestationDigest(s));
   } catch {
     throw refused("InvalidSignature", "The signature is not a valid secp256k1 signature", "signature");
   }
