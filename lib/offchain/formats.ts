@@ -71,9 +71,20 @@ const sigV = v.pipe(
 );
 
 const Signature = v.object({ v: sigV, r: bytes32, s: bytes32 });
+/**
+ * A domain's name or version: text without control characters. EAS's are short printable strings ("EAS
+ * Attestation", "1.3.0"), and a NUL could not be stored (PostgreSQL's text refuses it).
+ */
+const domainText = (max: number) =>
+  v.pipe(
+    v.string(),
+    v.maxLength(max),
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it refuses
+    v.regex(/^[^\u0000-\u001f\u007f]*$/, "must hold no control characters"),
+  );
 const Domain = v.object({
-  name: v.pipe(v.string(), v.maxLength(100)),
-  version: v.pipe(v.string(), v.maxLength(40)),
+  name: domainText(100),
+  version: domainText(40),
   chainId: uint(256),
   verifyingContract: address,
 });

@@ -272,6 +272,25 @@ describe("tampered and unacceptable publications, each refused with its own code
     await refused(t, 422, "UnknownNetwork");
   });
 
+  it("a domain whose version or name holds a control character: a 400 (a NUL could not even be stored)", async () => {
+    const before = await stored();
+    for (const domain of [{ version: "1.3.0\u0000" }, { version: "1.3.0\n" }]) {
+      const offchain = new Offchain(
+        { address: devnet.eas, chainId: BigInt(devnet.chainId), ...domain },
+        OffchainAttestationVersion.Version2,
+        undefined as never,
+      );
+      const s = await signOffchain(
+        offchain,
+        { schema: SCHEMAS.appendix, data: recordData("appendix", 2, 2) },
+        signer,
+      );
+      const res = await refused(s, 400, "InvalidRequestBody");
+      expect(res.body.parameter).toBe("body.domain.version");
+    }
+    expect(await stored()).toBe(before);
+  });
+
   it("an unknown schema: one not registered, and one registered that is not about locations", async () => {
     await refused(
       await sign({ schema: keccak256(toHex("no such schema")), data: "0x" }),
