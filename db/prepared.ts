@@ -11,9 +11,9 @@ import { createHash } from "node:crypto";
  * would otherwise try after five executions, cannot see a parameter's value, and the page plans steer the planner
  * by what each part's values select (lib/proofs/query.ts, indexUse).
  *
- * Bounded per connection: a text of PREPARE_MIN_CHARS to PREPARE_MAX_CHARS is named on its second sighting only (a one-off CQL2 filter never is), and at most
- * PREPARED_PER_CONNECTION texts each; past that, new texts go unnamed. A connection's statements go with it (the pool
- * closes idle connections after 10 s). Only the node-postgres driver names statements: Neon's pooled endpoint runs
+ * Bounded per connection: a text of PREPARE_MIN_CHARS to PREPARE_MAX_CHARS is named on its second sighting only (a
+ * one-off CQL2 filter never is), and at most PREPARED_PER_CONNECTION texts each; past that, new texts go unnamed. A
+ * connection's statements go with it (the pool closes idle connections after 10 s). Only the node-postgres driver names statements: Neon's pooled endpoint runs
  * PgBouncer in transaction mode, which refuses the startup parameter that keeps the plans per execution.
  */
 

@@ -39,10 +39,11 @@ export const boundsBox = (t: Bounds) =>
 /**
  * The representative point as a PostgreSQL `point`: the expression of the GiST index that a bbox on the OGC
  * location-proofs collection (whose features are that point) reads, created by migrations 0008 (on the proofs) and
- * 0010 (on the off-chain records) and not declared below because Drizzle cannot write its INCLUDE list. The index also holds the order's keys and the coordinates, so
- * the page of a small box sorts its matches from the index alone and reads the table for the page's rows only
- * (lib/proofs/query.ts, keysFirst). Null for a proof without coordinates. Like the bounds' indexes, it relies on
- * the stored coordinates being snapped near zero (lib/location/columns.ts says why).
+ * 0010 (on the off-chain records) and not declared below because Drizzle cannot write its INCLUDE list. The index
+ * also holds the order's keys and the coordinates, so the page of a small box sorts its matches from the index alone
+ * and reads the table for the page's rows only (lib/proofs/query.ts, keysFirst). Null for a proof without
+ * coordinates. Like the bounds' indexes, it relies on the stored coordinates being snapped near zero
+ * (lib/location/columns.ts says why).
  */
 export const representativePoint = (t: { longitude: AnyPgColumn; latitude: AnyPgColumn }) =>
   sql`point(${t.longitude}, ${t.latitude})`;
