@@ -1,4 +1,4 @@
-import { type Db, getDb } from "../../db/client.js";
+import { getDb } from "../../db/client.js";
 import { badParameter } from "../http/errors.js";
 import { pageCounts } from "../proofs/count.js";
 import { encodeCursor } from "../proofs/cursor.js";
@@ -25,40 +25,10 @@ export type BatchRequest = {
 };
 
 /**
- * A batch of rows, and how to let go of them once they are encoded: `release` empties the batch's arrays, the one
- * handed on and the driver's results it was read from (see readingOnce).
+ * A batch of rows, and how to let go of them once they are encoded: `release` empties the array handed on and drops
+ * each row's text (the driver's own arrays are emptied as they are read: lib/proofs/rows.ts).
  */
 export type Batch = { rows: JsonRow[]; total: number; release(): void };
-
-/**
- * The database handle a batch is read through: the same one, except that the result of each statement it runs is
- * remembered, so that `release` can empty the driver's arrays of rows once the batch is encoded.
- *
- * Why: a statement's promise is pending for as long as its rows arrive, so V8 promotes it to the old generation; once
- * resolved, it refers to the result, and a young-generation collection takes every object an old one refers to as
- * alive (it cannot tell the promise is garbage). So each batch's rows outlived it, were promoted in their turn, and
- * made V8 grow its young generation to its maximum: most of a download's memory, whatever the batch size. Emptied
- * arrays hold nothing: the rows die young, as the statement's own are read and encoded once.
- */
-function readingOnce(db: Db): { db: Db; release(): void } {
-  const results: unknown[][] = [];
-  const execute = (query: Parameters<Db["execute"]>[0]) =>
-    Promise.resolve(db.execute(query)).then((result) => {
-      const rows = (result as { rows?: unknown }).rows;
-      if (Array.isArray(rows)) results.push(rows);
-      return result;
-    });
-  const wrapped = new Proxy(db, {
-    get: (target, key, receiver) => (key === "execute" ? execute : Reflect.get(target, key, receiver)),
-  });
-  return {
-    db: wrapped,
-    release: () => {
-      for (const rows of results) rows.length = 0;
-      results.length = 0;
-    },
-  };
-}
 
 /**
  * The exact counts of the filter's parts (lib/proofs/count.ts: from the totals, remembered, or counted), taken before
@@ -114,8 +84,7 @@ export async function* proofBatches(
       ...(counts ? { counts } : {}),
     });
     if ("problem" in plan) throw badParameter(plan.parameter, plan.problem);
-    const reading = readingOnce(db);
-    let page: PageResult | undefined = await pageAndCount(reading.db, plan);
+    let page: PageResult | undefined = await pageAndCount(db, plan);
     counts = page.counts;
     const rows = page.rows as JsonRow[];
     const read = rows.length;
@@ -131,11 +100,9 @@ export async function* proofBatches(
       rows,
       total: page.total,
       release: () => {
-        // The rows' objects are also in the arrays the statement's own promises resolved with: their text is
-        // dropped from each, and the arrays emptied.
+        // Each row's text dropped too: a row object may outlive the array (a writer's closure, a pending write).
         for (const row of rows) row.json = "";
         rows.length = 0;
-        reading.release();
       },
     };
     // Nothing here refers to the rows while the next batch is read: a generator's frame lives as long as the

@@ -144,7 +144,8 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   /** The rows of a batch this response still holds, encoded. */
   const encode = (batch: Batch): Uint8Array => {
     const texts = batch.rows.slice(0, Math.max(0, rows - sent)).map((row) => row.json);
-    // The batch's rows are let go of here, whatever still refers to their arrays (proofBatches, readingOnce).
+    // The batch's rows are let go of here, whatever still refers to its array (proofBatches; the driver's own arrays
+    // are emptied as they are read, lib/proofs/rows.ts).
     batch.release();
     sent += texts.length;
     return joined(writer.write(texts));

@@ -146,6 +146,18 @@ const snapshotOf = (q: RowsQuery, raw: Record<string, unknown>[]) =>
 /** What a statement's first row carried beside the rows (RowsQuery.carry). */
 const carriedOf = (q: RowsQuery, raw: Record<string, unknown>[]) => (q.carry ? { carried: raw[0] } : {});
 
+/**
+ * The rows read, and the driver's array of them emptied. The statement's promise lives long enough for V8 to promote
+ * it to the old generation, and once resolved it holds the driver's result: a young-generation collection takes what
+ * an old object refers to as alive, so the driver's rows (each with its JSON text) would survive every collection
+ * and be promoted in turn, making V8 grow its young generation (a download's memory: lib/exports/batches.ts). Emptied,
+ * they die young with the request.
+ */
+function done<T>(raw: Record<string, unknown>[], result: ReadRows<T>): ReadRows<T> {
+  raw.length = 0;
+  return result;
+}
+
 /** The select list's head: what the statement reads besides each row's own columns. */
 const head = (q: RowsQuery): SQL =>
   sql`${q.snapshot ? SNAPSHOT_COLUMN : sql``}${q.carry ?? sql``}${distanceColumn(q)}`;
@@ -161,7 +173,7 @@ export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<Proof
     if (q.distance) setDistance(row, r);
     return row;
   });
-  return { rows, snapshot: snapshotOf(q, raw), ...carriedOf(q, raw) };
+  return done(raw, { rows, snapshot: snapshotOf(q, raw), ...carriedOf(q, raw) });
 }
 
 /**
@@ -194,7 +206,7 @@ export async function selectProofJson(
   });
   // The last row sent has one after it (its "lead"): the budget left that one out.
   const cut = q.bytes !== undefined && raw.length > 0 && raw[raw.length - 1]!.page_lead != null;
-  return { rows, snapshot: snapshotOf(q, raw), cut, ...carriedOf(q, raw) };
+  return done(raw, { rows, snapshot: snapshotOf(q, raw), cut, ...carriedOf(q, raw) });
 }
 
 /**
