@@ -86,8 +86,21 @@ export async function rewindOffchainEvents(db: Db, chainId: number, ancestor: nu
 }
 
 /**
+ * What the stored events say of the record `of` (an alias with its chain_id, uid and prover), as a select list: `rt`,
+ * the earliest revocation by the record's own attester, and `ts`, the earliest timestamp. Text, for the statements
+ * that write a record's state from it (refreshRecords, and the publication's insert: store.ts).
+ */
+export const eventStateOf = (of: string): string =>
+  `(select min(e.time) from offchain_chain_events e
+     where e.chain_id = ${of}.chain_id and e.uid = ${of}.uid and e.kind = 'revoked' and e.revoker = ${of}.prover) as rt,
+   (select min(e.time) from offchain_chain_events e
+     where e.chain_id = ${of}.chain_id and e.uid = ${of}.uid and e.kind = 'timestamped') as ts`;
+
+const STATE_OF_O = sql.raw(eventStateOf("o"));
+
+/**
  * The off-chain records of these uids on this chain, their revocation and timestamp worked out from the stored
- * events: revoked at the earliest revocation by the record's own attester, timestamped at the earliest timestamp.
+ * events (eventStateOf).
  * Only rows whose state changes are written (each write moves the data version, db/migrations/0005); returns how many.
  */
 export async function refreshRecords(db: Db, chainId: number, uids: readonly string[]): Promise<number> {
@@ -100,11 +113,7 @@ export async function refreshRecords(db: Db, chainId: number, uids: readonly str
       update offchain_records r
          set revoked = s.rt is not null, revocation_time = s.rt, timestamped_at = s.ts
         from (
-          select o.chain_id, o.uid,
-                 (select min(e.time) from offchain_chain_events e
-                   where e.chain_id = o.chain_id and e.uid = o.uid and e.kind = 'revoked' and e.revoker = o.prover) as rt,
-                 (select min(e.time) from offchain_chain_events e
-                   where e.chain_id = o.chain_id and e.uid = o.uid and e.kind = 'timestamped') as ts
+          select o.chain_id, o.uid, ${STATE_OF_O}
             from offchain_records o
            where o.chain_id = ${chainId} and o.uid in ${some}) s
        where r.chain_id = s.chain_id and r.uid = s.uid

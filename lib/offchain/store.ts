@@ -10,6 +10,7 @@ import {
   type DecodingSchema,
   decodedColumns,
 } from "../sync/decode-attestation.js";
+import { eventStateOf } from "./chain-events.js";
 import { packageJson, type SignedOffchain } from "./formats.js";
 import { findOffchain } from "./records.js";
 
@@ -38,7 +39,7 @@ export type Stored = { row: OffchainRecordRow; created: boolean };
  * which PostgreSQL reads into the table's columns by name (jsonb_populate_record: each column typed by its own input
  * function, as a bound parameter would be). Publishing is CPU-bound, and binding forty-odd parameters one by one
  * cost Drizzle and the driver more than the statement costs the database. The revocation and the timestamp are
- * worked out from the stored events (as refreshRecords does), and the returned row is read back with each column's
+ * worked out from the stored events (eventStateOf, as refreshRecords works them out), and the returned row is read back with each column's
  * own decoder, as Drizzle reads a row it returns.
  */
 const COLUMNS = Object.entries(getTableColumns(o)) as [string, Column][];
@@ -50,10 +51,7 @@ const INSERT = [
 select ${GIVEN.map(([, c]) => `r."${c.name}"`).join(", ")}, e.rt is not null, e.rt, e.ts
   from jsonb_populate_record(null::offchain_records, `),
   sql.raw(`::jsonb) r,
-       lateral (select (select min(x.time) from offchain_chain_events x
-                         where x.chain_id = r.chain_id and x.uid = r.uid and x.kind = 'revoked' and x.revoker = r.prover) as rt,
-                       (select min(x.time) from offchain_chain_events x
-                         where x.chain_id = r.chain_id and x.uid = r.uid and x.kind = 'timestamped') as ts) e
+       lateral (select ${eventStateOf("r")}) e
     on conflict do nothing
  returning *`),
 ] as const;
