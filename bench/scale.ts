@@ -43,7 +43,7 @@ import { availableParallelism } from "node:os";
 import autocannon from "autocannon";
 import { getTableColumns, sql } from "drizzle-orm";
 import pg from "pg";
-import { connect, type DbHandle, MAINTENANCE_BUDGETS } from "../db/client.js";
+import { connect, MAINTENANCE_BUDGETS } from "../db/client.js";
 import { locationProofs, offchainRecords } from "../db/schema.js";
 import { loadSyntheticProofs, syntheticAddress, syntheticUids } from "../lib/local/synthetic-proofs.js";
 import {
@@ -150,28 +150,24 @@ const SOURCE_ALL: RequestType[] = ARGS.offchain
  */
 async function insertOffchain(n: number): Promise<void> {
   // A bulk write: the maintenance budgets, not a request's statement timeout.
-  const maintenance = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
+  const { db, close } = await connect(dbUrl, "pg", MAINTENANCE_BUDGETS);
   try {
-    await insertOffchainRows(maintenance.db, n);
-  } finally {
-    await maintenance.close();
-  }
-}
-
-async function insertOffchainRows(db: DbHandle["db"], n: number): Promise<void> {
-  const onchain = new Set(Object.values(getTableColumns(locationProofs)).map((c) => c.name));
-  const common = Object.values(getTableColumns(offchainRecords))
-    .map((c) => c.name)
-    .filter((name) => onchain.has(name) && name !== "uid");
-  const list = common.map((c) => `"${c}"`).join(", ");
-  await db.execute(sql.raw(`truncate offchain_records`));
-  await db.execute(
-    sql.raw(`
+    const onchain = new Set(Object.values(getTableColumns(locationProofs)).map((c) => c.name));
+    const common = Object.values(getTableColumns(offchainRecords))
+      .map((c) => c.name)
+      .filter((name) => onchain.has(name) && name !== "uid");
+    const list = common.map((c) => `"${c}"`).join(", ");
+    await db.execute(sql.raw(`truncate offchain_records`));
+    await db.execute(
+      sql.raw(`
 insert into offchain_records (uid, ${list}, offchain_version, domain_version, signed, published_at)
 select '0x' || md5('offchain' || uid) || md5('record' || uid), ${list}, 2, '1.3.0', '{}', attestation_time
   from (select * from location_proofs order by md5(uid) limit ${n}) chosen`),
-  );
-  await db.execute(sql.raw(`vacuum analyze offchain_records`));
+    );
+    await db.execute(sql.raw(`vacuum analyze offchain_records`));
+  } finally {
+    await close();
+  }
 }
 
 /**
@@ -338,11 +334,12 @@ async function main() {
     // type runs --warm-up times first, as a whole, so that the code all of them share is compiled by the JIT before any
     // is timed. (Five requests each had left the first types timed on unoptimised code: twice the CPU.) The write
     // section's requests are among them.
-    if (runs("latency") || runs("write")) {
+    const warmUp = async () => {
       for (let round = 0; round < ARGS["warm-up"]; round++) {
         for (const r of [...REQUESTS, ...SOURCE_ALL]) await get(r.path).catch(() => undefined);
       }
-    }
+    };
+    if (runs("latency") || runs("write")) await warmUp();
     const latencyRound = async (latency: Record<string, { http: number; sql: number }>) => {
       for (const r of runs("latency") ? [...REQUESTS, ...SOURCE_ALL] : []) {
         const recorded = await statementsOf(r.path).catch((error: Error) => error);
@@ -402,9 +399,7 @@ async function main() {
       say(
         `\nThe same with ${ARGS.offchain.toLocaleString("en")} off-chain records beside the proofs (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s):`,
       );
-      for (let round = 0; round < ARGS["warm-up"]; round++) {
-        for (const r of [...REQUESTS, ...SOURCE_ALL]) await get(r.path).catch(() => undefined);
-      }
+      await warmUp();
       const beside: Record<string, { http: number; sql: number }> = {};
       await latencyRound(beside);
       say(
