@@ -197,15 +197,29 @@ export const SCALE_DB = process.env.BENCH_SCALE_DB ?? "lpqs_bench_scale";
  */
 export async function benchDatabase(name: string, rows: number, reuse: boolean): Promise<void> {
   if (reuse && (await holdsBenchData(name, rows))) {
-    console.log(`reusing ${name} (${rows.toLocaleString("en")} proofs)`);
+    console.log(`reusing ${name} (${rows.toLocaleString("en")} proofs); ${await diskPerProof(name, rows)}`);
     return;
   }
   const started = performance.now();
   const handle = await loadBenchDatabase(name, rows);
   await handle.close();
   console.log(
-    `\rloaded ${rows.toLocaleString("en")} synthetic proofs in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `\rloaded ${rows.toLocaleString("en")} synthetic proofs in ${((performance.now() - started) / 1000).toFixed(1)} s; ${await diskPerProof(name, rows)}`,
   );
+}
+
+/** The database's size on disk, and per proof: the proofs' table, its indexes, and the count tables. */
+export async function diskPerProof(name: string, rows: number): Promise<string> {
+  const [size] = await admin(
+    `select pg_database_size(current_database()) as database, pg_table_size('location_proofs') as table,
+       pg_indexes_size('location_proofs') as indexes,
+       (select sum(pg_total_relation_size(c.oid)) from pg_class c where c.relname in
+         ('proof_counts', 'proof_day_counts', 'proof_cell_counts', 'proof_tile_counts', 'proof_schema_counts')) as counts`,
+    benchDatabaseUrl(name),
+  );
+  const per = (key: string) => `${Math.round(Number(size?.[key]) / rows).toLocaleString("en")} B`;
+  const gb = (Number(size?.database) / 1e9).toFixed(1);
+  return `on disk ${gb} GB, ${per("database")} per proof (the table ${per("table")}, its indexes ${per("indexes")}, the count tables ${per("counts")})`;
 }
 
 /** The environment the built functions are served with in a benchmark: as deployed, no rate limit, no log lines. */

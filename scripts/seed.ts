@@ -7,7 +7,7 @@ import { count } from "drizzle-orm";
 import { locationProofs } from "../db/schema.js";
 import { getConfig } from "../lib/config.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
-import { bulkLoadSynthetic } from "../lib/local/synthetic-proofs.js";
+import { bulkLoadSynthetic, type LoadPhase } from "../lib/local/synthetic-proofs.js";
 import { openConfiguredDb } from "./open-db.js";
 
 const args = process.argv.slice(2);
@@ -20,10 +20,15 @@ if (!Number.isInteger(n) || n < 1 || args.length > (synthetic ? 2 : 1)) {
 const { handle, where } = await openConfiguredDb(getConfig(), { maintenance: synthetic });
 const started = performance.now();
 if (synthetic) {
-  await bulkLoadSynthetic(handle, n, (done) =>
-    process.stdout.write(`\r${done.toLocaleString("en")} / ${n.toLocaleString("en")}`),
+  const phases: LoadPhase[] = [];
+  await bulkLoadSynthetic(
+    handle,
+    n,
+    (done) => process.stdout.write(`\r${done.toLocaleString("en")} / ${n.toLocaleString("en")}`),
+    { onPhase: (phase) => phases.push(phase) },
   );
   process.stdout.write("\n");
+  printPhases(phases, n);
 } else {
   await insertProofs(handle.db, sampleProofs({ count: n, seed: 42 }));
 }
@@ -32,3 +37,14 @@ await handle.close();
 console.log(
   `seeded ${n.toLocaleString("en")} ${synthetic ? "synthetic" : "sample"} proofs into ${where} in ${((performance.now() - started) / 1000).toFixed(1)} s (${Number(row?.n ?? 0).toLocaleString("en")} proofs stored)`,
 );
+
+/** What each step of the load cost, per proof: where a slower load spends its time. */
+function printPhases(phases: LoadPhase[], rows: number): void {
+  const total = phases.reduce((sum, p) => sum + p.ms, 0);
+  console.log("phase                                              s    µs/proof  share");
+  for (const p of [...phases].sort((a, b) => b.ms - a.ms)) {
+    console.log(
+      `${p.name.padEnd(48)} ${(p.ms / 1000).toFixed(1).padStart(6)} ${((p.ms * 1000) / rows).toFixed(1).padStart(10)} ${((100 * p.ms) / total).toFixed(1).padStart(5)} %`,
+    );
+  }
+}

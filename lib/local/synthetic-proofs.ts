@@ -120,7 +120,7 @@ const address = (kind: "p" | "s", rank: string) =>
 /** v0.1's string arrays (recipes, media): empty arrays as its writers leave them; the other schemas have none. */
 const v01Array = "case when sk = 'v01' then '[]'::jsonb end";
 
-function batchSql(from: number, to: number, seed: number, end: Date, days: number): string {
+export function batchSql(from: number, to: number, seed: number, end: Date, days: number): string {
   const U = (n: number) => u(seed, n);
   const chainCase = (field: "name" | "chainId" | "blockSeconds") => {
     let acc = 0;
@@ -269,6 +269,9 @@ export async function loadSyntheticProofs(db: Db, options: SyntheticOptions): Pr
   return inserted;
 }
 
+/** One step of a bulk load and its wall time. */
+export type LoadPhase = { name: string; kind: "rows" | "index" | "analyze"; ms: number };
+
 /**
  * Loads `count` synthetic proofs in one transaction (all or nothing). Into an empty table the secondary indexes are
  * dropped first and rebuilt afterwards by their own definitions (one sort each instead of a million insertions
@@ -279,8 +282,18 @@ export async function bulkLoadSynthetic(
   handle: DbHandle,
   count: number,
   onProgress?: (inserted: number) => void,
-  options: Omit<SyntheticOptions, "count" | "onProgress"> = {},
+  options: Omit<SyntheticOptions, "count" | "onProgress"> & {
+    /** Each phase's wall time: the rows with their count triggers, each index built, the statistics. */
+    onPhase?: (phase: LoadPhase) => void;
+  } = {},
 ): Promise<number> {
+  const { onPhase, ...synthetic } = options;
+  const timed = async <T>(name: string, kind: LoadPhase["kind"], work: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const result = await work();
+    onPhase?.({ name, kind, ms: performance.now() - started });
+    return result;
+  };
   const inserted = await transactionWithBudget(handle.db, 3_600_000, async (tx) => {
     const db = tx as unknown as Db;
     const [{ empty } = { empty: false }] = await queryRows<{ empty: boolean }>(
@@ -295,11 +308,13 @@ export async function bulkLoadSynthetic(
         )
       : [];
     for (const ix of indexes) await db.execute(sql.raw(`drop index "${ix.indexname}"`));
-    const n = await loadSyntheticProofs(db, { ...options, count, ...(onProgress ? { onProgress } : {}) });
+    const n = await timed("rows, with the primary key and the count triggers", "rows", () =>
+      loadSyntheticProofs(db, { ...synthetic, count, ...(onProgress ? { onProgress } : {}) }),
+    );
     if (handle.kind !== "pglite") await db.execute(sql`set local maintenance_work_mem = '256MB'`);
-    for (const ix of indexes) await db.execute(sql.raw(ix.indexdef));
+    for (const ix of indexes) await timed(ix.indexname, "index", () => db.execute(sql.raw(ix.indexdef)));
     return n;
   });
-  await handle.db.execute(sql`analyze location_proofs`);
+  await timed("analyze", "analyze", () => handle.db.execute(sql`analyze location_proofs`));
   return inserted;
 }

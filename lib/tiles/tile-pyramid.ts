@@ -26,7 +26,7 @@ export const countsAnswer = (filter: ProofFilter, t: TileAddress): boolean =>
 
 /**
  * A cluster cell as read: its cell on the world's grid of level z + 3 (gx, gy: the tile's cells are x·8 … x·8 + 7), its proofs, their mean world pixel, and for a cell of one
- * proof its uid (the XOR of the cell's uids, proof_tile_uid_parts).
+ * proof its uid (the XOR of the cell's uids, proof_tile_uid_part, db/migrations/0011_tile_counts_per_proof.sql).
  */
 export type CellCount = { gx: number; gy: number; n: number; mx: number; my: number; uid: string | null };
 

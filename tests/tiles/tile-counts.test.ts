@@ -110,3 +110,72 @@ describe("tiles from the counts are the tiles from the rows", () => {
     expect(countsAnswer(OGC, { z: COUNTS_MAX_ZOOM + 1, x: 0, y: 0 })).toBe(false);
   });
 });
+
+/**
+ * The table itself against the same totals recomputed from the rows, written independently of the triggers (the uid
+ * parts by JavaScript's BigInt, the pixels by SQL): after inserts, after an update that moves proofs to other cells
+ * (the update trigger's two halves), and after deletes.
+ */
+describe("proof_tile_counts equals its totals recomputed from the rows", () => {
+  const key = (r: { level: unknown; x: unknown; y: unknown; chain: unknown }) =>
+    `${r.level}/${r.x}/${r.y}/${r.chain}`;
+  const signed = (hex: string) => BigInt.asIntN(64, BigInt(`0x${hex}`));
+  async function expectTotalsMatchRows(): Promise<void> {
+    type Total = { level: number; x: number; y: number; chain: string; n: string; sx: string; sy: string };
+    const stored = await queryRows<Total & { u0: string; u1: string; u2: string; u3: string }>(
+      app.db,
+      sql`select level, x, y, chain, n::text, sx::text, sy::text, u0::text, u1::text, u2::text, u3::text
+        from proof_tile_counts where n <> 0`,
+    );
+    const proofs = await queryRows<{ uid: string; chain: string; wx: string; wy: string }>(
+      app.db,
+      sql`select uid, chain, proof_tile_wx(longitude)::text as wx, proof_tile_wy(latitude)::text as wy
+        from location_proofs where longitude is not null`,
+    );
+    const expected = new Map<string, { n: bigint; sx: bigint; sy: bigint; u: bigint[] }>();
+    for (const p of proofs) {
+      const parts = [0, 1, 2, 3].map((k) => signed(p.uid.slice(2 + 16 * k, 18 + 16 * k)));
+      for (const level of TILE_COUNT_LEVELS) {
+        const shift = BigInt(32 - level);
+        const k = key({ level, x: BigInt(p.wx) >> shift, y: BigInt(p.wy) >> shift, chain: p.chain });
+        const t = expected.get(k) ?? { n: 0n, sx: 0n, sy: 0n, u: [0n, 0n, 0n, 0n] };
+        t.n += 1n;
+        t.sx += BigInt(p.wx);
+        t.sy += BigInt(p.wy);
+        t.u = t.u.map((u, i) => u ^ parts[i]!);
+        expected.set(k, t);
+      }
+    }
+    expect(stored.length).toBe(expected.size);
+    for (const r of stored) {
+      const t = expected.get(key(r));
+      expect(t, key(r)).toBeDefined();
+      expect([r.n, r.sx, r.sy, r.u0, r.u1, r.u2, r.u3], key(r)).toEqual(
+        [t!.n, t!.sx, t!.sy, ...t!.u].map(String),
+      );
+    }
+  }
+
+  it("after inserts, a move to other cells, and deletes", async () => {
+    await expectTotalsMatchRows();
+    const moved = await queryRows<{ uid: string }>(
+      app.db,
+      sql`select uid from location_proofs where longitude is not null order by uid limit 300`,
+    );
+    await app.db.execute(
+      sql`update location_proofs set longitude = longitude / 2 + 1, latitude = latitude / 3 - 2
+        where uid in (${sql.join(
+          moved.map((m) => sql`${m.uid}`),
+          sql`, `,
+        )})`,
+    );
+    await expectTotalsMatchRows();
+    await app.db.delete(locationProofs).where(
+      inArray(
+        locationProofs.uid,
+        moved.slice(0, 100).map((m) => m.uid),
+      ),
+    );
+    await expectTotalsMatchRows();
+  });
+});
