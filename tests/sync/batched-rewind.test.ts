@@ -64,7 +64,7 @@ endAfterAll(() => [app, devnet]);
 
 describe("a deep rewind goes in batches across runs", () => {
   it("each run deletes one batch, counts stay exact, status shows the rest, nothing is indexed past the fork meanwhile", async () => {
-    const { a, forkPoint } = await attestAcrossFork(devnet, proofData);
+    const { forkPoint } = await attestAcrossFork(devnet, proofData);
     expect(await sync()).toMatchObject({ status: "ok", attestations: 2, revocations: 1 });
     await copyProof(app.db, { where: sql`memo = 'B'`, count: SYNTHETIC, uidPrefix: "dd" });
     const before = await state();

@@ -38,7 +38,7 @@ endAfterAll(() => [app, devnet]);
 
 describe("reorgs", () => {
   it("anvil_reorg: rows of orphaned blocks go, canonical ones stay, an orphaned revocation is undone", async () => {
-    const { a, forkPoint } = await attestAcrossFork(devnet, proofData);
+    const { forkPoint } = await attestAcrossFork(devnet, proofData);
     expect(await sync()).toMatchObject({ status: "ok", attestations: 2, revocations: 1 });
     expect(await rows()).toMatchObject({ A: { revoked: true }, B: { revoked: false } });
 
