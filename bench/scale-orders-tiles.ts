@@ -118,7 +118,9 @@ function tileAt(lon: number, lat: number, z: number): { z: number; x: number; y:
  * and the worst zoom. The map's chips are whole UTC days up to today (lib/ogc/html/views.ts); a prover, a CQL2
  * filter and a source filter beside them. Goal: every zoom's p50 <= 50 ms.
  */
-export async function tilesSection(say: Say, get: Get, iterations: number): Promise<void> {
+/** Prints the tiles' table; returns each filter's worst zoom's p50. */
+export async function tilesSection(say: Say, get: Get, iterations: number): Promise<Record<string, number>> {
+  const worsts: Record<string, number> = {};
   const day = (days: number) => new Date(END.getTime() - days * DAY).toISOString().slice(0, 10);
   const FILTERS: [string, string][] = [
     ["no filter", ""],
@@ -152,10 +154,12 @@ export async function tilesSection(say: Say, get: Get, iterations: number): Prom
       p50s.push(percentile(times, 0.5));
     }
     const worst = Math.max(...p50s);
+    worsts[name] = worst;
     say(
       `${pad(name, 28)} ${p50s.map((v) => lpad(v.toFixed(0), 5)).join("")}  ${lpad(f1(worst), 6)}  ${worst <= 50 ? "met" : "MISSED"}`,
     );
   }
+  return worsts;
 }
 
 /**

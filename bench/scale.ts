@@ -36,10 +36,14 @@
  * every filter the map sends, z0-z16, and the write path's cost per proof), --db NAME (the database: SCALE_DB,
  * `lpqs_bench_scale` unless BENCH_SCALE_DB names another), --offchain N (reads beside off-chain records: the latency
  * section runs twice, before and after N off-chain records are inserted, with four `source=all` request types more,
- * and prints each type's HTTP/SQL ratio in both runs and its change; the records are removed at the end).
+ * and prints each type's HTTP/SQL ratio in both runs and its change; the records are removed at the end),
+ * --compare M (beside a run of M proofs on this machine: each run writes its figures to
+ * artifacts/bench-scale-<rows>.json, and this one prints each HTTP p50 against that run's, and the harvests' times).
  */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import { getTableColumns, sql } from "drizzle-orm";
 import pg from "pg";
@@ -55,6 +59,7 @@ import {
   getOk,
   iso,
   postgresVersion,
+  ROOT,
   requireNode24,
   SCALE_DB,
   serveBenchDatabase,
@@ -82,6 +87,7 @@ const ARGS = benchArgs({
     "harvest-budget": 300,
     "warm-up": 40,
     offchain: 0,
+    compare: 0,
   },
   flags: ["keep"],
   texts: ["only", "cpu-prof", "db"],
@@ -318,6 +324,8 @@ async function main() {
     await loadSyntheticProofs(handle.db, { count: 1, from: written, seed: 2, end: new Date() });
   };
   const lines: string[] = [];
+  /** Each request type's HTTP p50 (ms), each harvest's time (s) and each tile filter's worst zoom: for --compare. */
+  const figures: Record<string, number> = {};
   const say = (line = "") => {
     console.log(line);
     lines.push(line);
@@ -385,6 +393,7 @@ async function main() {
           percentile(sqlTimes, 0.99),
         ];
         latency[r.name] = { http: h50, sql: s50 };
+        figures[r.name] ??= h50;
         const matched = last?.matched === undefined ? "omitted" : String(last.matched);
         say(
           `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(h99), 7)} ${lpad(f1(s50), 8)} ${lpad(f1(s99), 7)} ${lpad(f1(percentile(floorTimes, 0.5)), 6)} ${lpad((h50 / s50).toFixed(2), 6)} ${lpad((cpu / ARGS.iterations).toFixed(2), 7)}  ${h50 <= 1.5 * s50 + 1 ? "met" : "MISSED"}`,
@@ -451,6 +460,7 @@ async function main() {
         keysTimes.push(keysMs);
       }
       const [h50, s50, k50] = [percentile(http, 0.5), percentile(sqlTimes, 0.5), percentile(keysTimes, 0.5)];
+      figures[r.name] = h50;
       say(
         `${pad(r.name, 42)} ${lpad(matched, 9)} ${lpad(f1(h50), 9)} ${lpad(f1(s50), 8)} ${lpad(f1(k50), 9)} ${lpad((h50 / k50).toFixed(2), 6)}  ${h50 <= 1.5 * k50 + 1 ? "met" : "MISSED"}`,
       );
@@ -466,7 +476,8 @@ async function main() {
         Math.min(ARGS["warm-up"], 5),
       );
     if (runs("tiles")) {
-      await tilesSection(say, get, Math.min(ARGS.iterations, 9));
+      for (const [name, worst] of Object.entries(await tilesSection(say, get, Math.min(ARGS.iterations, 9))))
+        figures[`tiles ${name}`] = worst;
       await writeCostLine(say, handle);
     }
 
@@ -496,6 +507,7 @@ async function main() {
         path = page.next;
       }
       const seconds = (performance.now() - started) / 1000;
+      if (complete) figures[`harvest ${start}`] = seconds;
       say(
         `${pad(start, 50)} ${complete ? "complete" : `STOPPED after ${ARGS["harvest-budget"]} s`}: ${visited.length} pages, ${seen.size.toLocaleString("en")} proofs (${expected?.toLocaleString("en")} matched), ${duplicates} duplicates, ${seconds.toFixed(1)} s  goal <= 60 s: ${complete && seconds <= 60 ? "met" : "MISSED"}`,
       );
@@ -626,6 +638,7 @@ async function main() {
     const worst = Object.entries(latency).sort((a, b) => b[1].http / b[1].sql - a[1].http / a[1].sql)[0];
     if (worst)
       say(`\nhighest HTTP/SQL p50 ratio: ${worst[0]} (${(worst[1].http / worst[1].sql).toFixed(2)})`);
+    compareRuns(say, figures);
   } finally {
     sqlClient.release();
     await pool.end();
@@ -636,6 +649,44 @@ async function main() {
     await server.stop();
     output.remove();
     if (!ARGS.keep) await admin(`drop database if exists ${DB} with (force)`);
+  }
+}
+
+/**
+ * Keeps this run's figures (artifacts/, not in git) and, with --compare M, prints them beside the run of M proofs:
+ * each request type's HTTP p50 (goal: at ten times the proofs, at most 1.25 times the p50), each harvest's time (goal:
+ * at most 1.2 times the proofs' ratio) and each tile filter's worst zoom (goal: 50 ms whatever the size).
+ */
+function compareRuns(say: (line?: string) => void, figures: Record<string, number>): void {
+  mkdirSync(join(ROOT, "artifacts"), { recursive: true });
+  const file = (rows: number) => join(ROOT, "artifacts", `bench-scale-${rows}.json`);
+  const previous = existsSync(file(ARGS.rows))
+    ? (JSON.parse(readFileSync(file(ARGS.rows), "utf8")) as Record<string, number>)
+    : {};
+  writeFileSync(file(ARGS.rows), JSON.stringify({ ...previous, ...figures }, null, 1));
+  if (!ARGS.compare) return;
+  if (!existsSync(file(ARGS.compare))) {
+    say(`\n--compare ${ARGS.compare}: no run of that size on this machine (${file(ARGS.compare)})`);
+    return;
+  }
+  const other = JSON.parse(readFileSync(file(ARGS.compare), "utf8")) as Record<string, number>;
+  const scale = ARGS.rows / ARGS.compare;
+  say(
+    `\n${ARGS.rows.toLocaleString("en")} proofs beside ${ARGS.compare.toLocaleString("en")} (${scale}x): HTTP p50 ms, harvest s, tiles' worst zoom ms`,
+  );
+  say(`${pad("request", 50)} ${lpad("then", 8)} ${lpad("now", 8)} ${lpad("ratio", 6)}  goal`);
+  for (const [name, now] of Object.entries(figures)) {
+    const then = other[name];
+    if (then === undefined) continue;
+    const ratio = now / then;
+    const [goal, met] = name.startsWith("harvest ")
+      ? [`<= ${(1.2 * scale).toFixed(1)}x`, ratio <= 1.2 * scale]
+      : name.startsWith("tiles ")
+        ? ["<= 50 ms", now <= 50]
+        : ["<= 1.25x", ratio <= 1.25];
+    say(
+      `${pad(name, 50)} ${lpad(f1(then), 8)} ${lpad(f1(now), 8)} ${lpad(ratio.toFixed(2), 6)}  ${goal}: ${met ? "met" : "MISSED"}`,
+    );
   }
 }
 

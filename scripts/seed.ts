@@ -1,7 +1,8 @@
 // Loads sample proofs into DATABASE_URL (or the embedded database):
 //   npm run db:seed -- [count]              client-side sample proofs (default 500), as tests use them
-//   npm run db:seed -- --synthetic N        N realistic synthetic proofs generated in the database (1,000,000 in about
-//                                           a minute on PostgreSQL; lib/local/synthetic-proofs.ts says what they are)
+//   npm run db:seed -- --synthetic N        N realistic synthetic proofs generated in the database
+//                                           (lib/local/synthetic-proofs.ts says what they are), with the time and the
+//                                           cost per proof of each phase: the rows and their triggers, each index
 // Both are idempotent for a given count.
 import { count } from "drizzle-orm";
 import { locationProofs } from "../db/schema.js";
