@@ -467,13 +467,16 @@ async function main() {
     }
 
     if (runs("orders"))
-      await ordersSection(
-        say,
-        get,
-        sqlClient,
-        handle,
-        Math.min(ARGS.iterations, 20),
-        Math.min(ARGS["warm-up"], 5),
+      Object.assign(
+        figures,
+        await ordersSection(
+          say,
+          get,
+          sqlClient,
+          handle,
+          Math.min(ARGS.iterations, 20),
+          Math.min(ARGS["warm-up"], 5),
+        ),
       );
     if (runs("tiles")) {
       for (const [name, worst] of Object.entries(await tilesSection(say, get, Math.min(ARGS.iterations, 9))))
