@@ -120,7 +120,7 @@ const address = (kind: "p" | "s", rank: string) =>
 /** v0.1's string arrays (recipes, media): empty arrays as its writers leave them; the other schemas have none. */
 const v01Array = "case when sk = 'v01' then '[]'::jsonb end";
 
-export function batchSql(from: number, to: number, seed: number, end: Date, days: number): string {
+function batchSql(from: number, to: number, seed: number, end: Date, days: number): string {
   const U = (n: number) => u(seed, n);
   const chainCase = (field: "name" | "chainId" | "blockSeconds") => {
     let acc = 0;
