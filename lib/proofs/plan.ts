@@ -1,4 +1,5 @@
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../db/client.js";
 import { PAGE_BYTES } from "../bounds/limits.js";
 import { countParts, locatedFirst } from "./count.js";
 import { decodeCursor } from "./cursor.js";
@@ -13,6 +14,41 @@ import { type Cursor, type Order, orderSignature, type SortKey, type SortSpec, s
  * whole circle up to the same count (lib/proofs/nearest.ts), for the same reason.
  */
 export const SMALL_RESULT = 5000;
+
+/**
+ * How many matches of a box or a circle a page still cuts from the matches themselves, for a table of `population`
+ * proofs. Walking the order's index to fill a page visits about (limit + 1) × population / matches rows, reading
+ * the matches visits each of them once: the walk pays only when the matches are more than about
+ * √((limit + 1) × population) / 2. SMALL_RESULT is that at a million proofs and a page of 100 (where it was chosen);
+ * a larger table, or a longer page, raises it: a city's few thousand matches among ten million proofs are read,
+ * not sought through the whole order. Never below SMALL_RESULT; without a population, SMALL_RESULT.
+ */
+export function smallResult(limit: number, population: number | undefined): number {
+  if (!population) return SMALL_RESULT;
+  return Math.max(SMALL_RESULT, Math.round(Math.sqrt((limit + 1) * population) / 2));
+}
+
+/**
+ * The proofs' table's size as PostgreSQL's statistics hold it (pg_class.reltuples, which ANALYZE and autovacuum
+ * keep): per database handle, read again at most every ten minutes, by a page that takes its counts anyway (a
+ * remembered page stays one statement). An estimate is enough: it only chooses between two plans of the same rows.
+ */
+const populations = new WeakMap<Db, { rows: number; at: number }>();
+const POPULATION_MS = 600_000;
+
+export const knownPopulation = (db: Db): number | undefined => populations.get(db)?.rows;
+
+export async function refreshPopulation(db: Db): Promise<void> {
+  const known = populations.get(db);
+  if (known && Date.now() - known.at < POPULATION_MS) return;
+  const [row] = await queryRows<{ rows: number | null }>(
+    db,
+    sql`select reltuples::float8 as rows from pg_class where oid = 'location_proofs'::regclass`,
+  );
+  // -1: never analysed (PostgreSQL 14 and later), 0 on older ones; neither is a size.
+  const rows = Number(row?.rows ?? 0);
+  populations.set(db, { rows: Math.max(rows, 0), at: Date.now() });
+}
 
 /** What a client asked of a page, as parsed (the cursor still a token). */
 export type PageRequest = {

@@ -8,7 +8,7 @@ import { pageCounts, sum } from "./count.js";
 import { coversWorld, type IndexUse, type ProofFilter, whereClause } from "./filter.js";
 import { coversSphere, distanceSql } from "./near.js";
 import { cellsAround, readNearest } from "./nearest.js";
-import { type PagePlan, SMALL_RESULT } from "./plan.js";
+import { knownPopulation, type PagePlan, refreshPopulation, SMALL_RESULT, smallResult } from "./plan.js";
 import { type JsonRow, type ProofRow, type RowsQuery, selectProofJson, selectProofs } from "./rows.js";
 import { isDistanceSort, keysetSegments, orderBy, type Segment } from "./sort.js";
 
@@ -79,14 +79,18 @@ async function readPage(db: Db, page: PagePlan, mayRemember: boolean): Promise<P
   // the request's first (a remembered count, no nearest-first rings to size), else read before anything else.
   let carry = checkedByPage && !nearest ? carryDataVersion() : undefined;
   if (!carry) await ensureDataVersion();
+  // A box or a circle's page chooses its plan by its matches and the table's size (smallResult): the size is read
+  // with the counts, never by a page whose counts are remembered.
+  const spatial = filter.bbox !== undefined || filter.near !== undefined;
+  if (spatial && !known && !checkedByPage) await refreshPopulation(db);
   let counts = known ?? (checkedByPage ? remembered.parts : await pageCounts.parts(db, filter, where));
   let total = sum(counts);
   const none = { rows: [], parts: [], total, counts, more: false };
   if (total === 0) return none;
   if (!page.cursor && page.offset && page.offset >= total) return none;
   // (Parts of a located-first order always hold a condition: the box, the interval, or their absence.)
-  const selective = (part: number) =>
-    counts[part]! <= SMALL_RESULT && (parts.length > 1 || where !== undefined);
+  const small = spatial ? smallResult(page.limit, knownPopulation(db)) : SMALL_RESULT;
+  const selective = (part: number) => counts[part]! <= small && (parts.length > 1 || where !== undefined);
   const uses = parts.map((part, i) => indexUse(part, selective(i)));
   // A part of few matches found through the representative point's index (a small box on the OGC location-proofs
   // collection): its page's keys are sorted from that index alone, which holds them, and the rows read after.

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { countParts, locatedFirst } from "../../lib/proofs/count.js";
 import { cursorToken, encodeCursor } from "../../lib/proofs/cursor.js";
 import type { ProofFilter } from "../../lib/proofs/filter.js";
-import { type PagePlan, planPage } from "../../lib/proofs/plan.js";
+import { type PagePlan, planPage, SMALL_RESULT, smallResult } from "../../lib/proofs/plan.js";
 import type { ProofRow } from "../../lib/proofs/rows.js";
 import { orderSignature, sortKeys } from "../../lib/proofs/sort.js";
 
@@ -55,5 +55,18 @@ describe("planPage", () => {
       parameter: "cursor",
       problem: expect.stringContaining("another sort order"),
     });
+  });
+});
+
+describe("smallResult: how many matches of a box a page reads rather than walking its order for", () => {
+  it("is SMALL_RESULT at a million proofs and a page of 100, and grows with the table and the page", () => {
+    expect(smallResult(100, undefined)).toBe(SMALL_RESULT);
+    expect(smallResult(100, 0)).toBe(SMALL_RESULT);
+    expect(smallResult(1000, 50_000)).toBe(SMALL_RESULT); // a small table: never below
+    expect(Math.abs(smallResult(100, 1_000_000) - SMALL_RESULT)).toBeLessThan(100);
+    // √((limit + 1) × rows) / 2: the walk's (limit + 1) × rows / matches against the matches themselves.
+    expect(smallResult(100, 10_000_000)).toBe(Math.round(Math.sqrt(101 * 10_000_000) / 2));
+    expect(smallResult(1000, 1_000_000)).toBeGreaterThan(3 * SMALL_RESULT);
+    expect(smallResult(10, 10_000_000)).toBeLessThan(smallResult(100, 10_000_000));
   });
 });
