@@ -19,10 +19,7 @@
  * npm run bench:cdn -- [--seconds 300] [--clients 64] [--sync-every 60] [--rows 100000] [--reuse]
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { connect, MAINTENANCE_BUDGETS, setDatabase } from "../db/client.js";
 import { loadConfig, setConfig } from "../lib/config.js";
@@ -32,6 +29,7 @@ import { createRouter } from "../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../lib/local/sample-proofs.js";
 import { SYNTHETIC_CITIES } from "../lib/local/synthetic-proofs.js";
 import { node24Binary } from "../scripts/build-output.js";
+import { startVarnish } from "../tests/helpers/varnish.js";
 import { benchArgs, benchDatabase, benchDatabaseUrl, ROOT, serveBuilt } from "./common.js";
 import { f1 } from "./figures.js";
 
@@ -166,37 +164,8 @@ async function main() {
   }
 
   // Varnish in front, with Debian's default VCL behaviour (builtin.vcl): only the backend is ours.
-  const dir = mkdtempSync(join(tmpdir(), "lpqs-varnish-"));
-  const vcl = join(dir, "default.vcl");
-  writeFileSync(vcl, `vcl 4.1;\nbackend origin { .host = "127.0.0.1"; .port = "${originPort}"; }\n`);
-  const varnishPort = 20000 + Math.floor(Math.random() * 20000);
-  const varnish = spawn(
-    "varnishd",
-    [
-      "-F",
-      "-j",
-      "none",
-      "-n",
-      dir,
-      "-a",
-      `127.0.0.1:${varnishPort}`,
-      "-f",
-      vcl,
-      "-s",
-      "malloc,512m",
-      "-p",
-      "default_grace=0",
-    ],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  );
-  for (let i = 0; i < 100; i++) {
-    const ok = await get(new http.Agent(), varnishPort, "/api/ogc").then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const varnish = await startVarnish(originPort, "512m");
+  const { port: varnishPort, dir } = varnish;
 
   // The sync: new proofs and revocations every sync-every seconds; each commit's version and time.
   // Versions per scope: every chain, and each chain a page's `chain` names (lib/data-version/version.ts).
@@ -374,10 +343,9 @@ async function main() {
     `304 server time p50 ${p50.toFixed(2)} ms over ${notModified.length} conditional requests, statements per 304: ${statements}   goal ≤ 1 ms, 1   ${p50 <= 1 && statements === "1" ? "met" : "MISSED"}`,
   );
 
-  varnish.kill("SIGTERM");
+  varnish.stop();
   await stopOrigin();
   await primary.close();
-  rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 }
 

@@ -1,38 +1,24 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "../../lib/local/http-server.js";
 import { createRouter } from "../../lib/local/router.js";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { appWith, ROOT, type TestApp } from "../helpers/app.js";
+import { hasVarnish, startVarnish, type Varnish } from "../helpers/varnish.js";
 
 /**
  * A real HTTP cache in front (issue 39's outside truth): Debian's Varnish with its built-in VCL, only the backend
  * configured, in front of the local server. What the service's headers say must be what a shared cache does:
  * public answers are kept and revalidated, errors and restricted endpoints never are, a tile URL that carries the
  * data version is kept across changes, and a revocation reaches the map's TileJSON within one cron interval.
- * Skipped where varnishd is not installed (.ci/run installs it).
+ * Skipped where varnishd is not installed (.ci/run installs it). tests/helpers/varnish.ts starts it, as bench:cdn does.
  */
-const hasVarnish = (() => {
-  try {
-    execFileSync("varnishd", ["-V"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const BASE = "/api/ogc/collections/location-proofs";
 const CRON_INTERVAL_MS = 60_000;
 let app: TestApp;
 let origin: Server;
-let varnish: ChildProcess | undefined;
-let dir = "";
+let varnish: Varnish | undefined;
 let front = "";
 /** The requests that reached the origin, path and query. */
 const reached: string[] = [];
@@ -41,16 +27,6 @@ const originSaw = (path: string) => reached.filter((p) => p === path).length;
 appWith(sampleProofs({ count: 60, seed: 3939, now: new Date("2026-05-01T00:00:00Z") }), (a) => {
   app = a;
 });
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 beforeAll(async () => {
   if (!hasVarnish) return;
@@ -67,49 +43,13 @@ beforeAll(async () => {
     0,
   );
   origin = started.server;
-  dir = mkdtempSync(join(tmpdir(), "lpqs-varnish-test-"));
-  const vcl = join(dir, "default.vcl");
-  writeFileSync(
-    vcl,
-    `vcl 4.1;\nbackend origin { .host = "127.0.0.1"; .port = "${new URL(started.url).port}"; }\n`,
-  );
-  const port = await freePort();
-  front = `http://127.0.0.1:${port}`;
-  // -p default_grace=0: what is served stale is what the service's stale-while-revalidate allows, nothing more.
-  varnish = spawn(
-    "varnishd",
-    [
-      "-F",
-      "-j",
-      "none",
-      "-n",
-      dir,
-      "-a",
-      `127.0.0.1:${port}`,
-      "-f",
-      vcl,
-      "-s",
-      "malloc,64m",
-      "-p",
-      "default_grace=0",
-    ],
-    { stdio: "ignore" },
-  );
-  for (let i = 0; i < 150; i++) {
-    const up = await fetch(`${front}/api/ogc`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("varnishd did not answer");
+  varnish = await startVarnish(Number(new URL(started.url).port));
+  front = varnish.url;
 }, 60_000);
 
 afterAll(async () => {
-  varnish?.kill("SIGTERM");
+  varnish?.stop();
   if (origin) await new Promise<void>((done) => origin.close(() => done()));
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const through = (path: string, headers: Record<string, string> = {}) => fetch(`${front}${path}`, { headers });
