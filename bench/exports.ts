@@ -2,16 +2,19 @@
  * Downloads of every proof (issue 37), on `--rows` synthetic proofs (1,000,000 by default) in PostgreSQL, served by
  * the built functions on Node 24 (serveBuilt): for each format the whole location-proofs collection in one request,
  * beside PostgreSQL's own `COPY (SELECT …) TO STDOUT` of the same rows and columns (each feature's JSON text, the
- * input of every writer, in the items' order), in the same run. Prints rows per second, the ratio to COPY (goal
+ * input of every writer, in the items' order), timed right before each format (and before the harvest) in the same
+ * run, each ratio to the COPY beside it. Prints rows per second, the ratio to COPY (goal
  * ≤ 1.5 ×), the time to the first byte (goal ≤ 100 ms), the server's peak resident memory above idle during the
  * download (goal ≤ +64 MB), and the harvest of the same rows by paging GeoJSON (limit=1000, next links).
  *
  *   npm run bench:exports [-- --rows N] [--keep] [--db NAME] [--formats csv,fgb] [--no-harvest]
- *                         [--heap MB] [--semi MB] [--batch ROWS] [--cpu-prof DIR]    (wrap in flock /work/wt/heavy.lock)
+ *                         [--heap MB] [--semi MB] [--batch ROWS] [--batch-bytes BYTES] [--cpu-prof DIR]
+ *                         [--node-args=FLAGS]
  *
- * `--heap` serves with --max-old-space-size (a bounded heap: a download that retained its rows would fail);
- * `--semi` with --max-semi-space-size (the young generation's size, which V8 otherwise sets from the machine);
- * `--batch` sets EXPORT_BATCH_ROWS; `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR.
+ * `--heap` serves with --max-old-space-size and `--semi` with --max-semi-space-size, over the values the functions are
+ * deployed with (FUNCTION_NODE_OPTIONS, scripts/build-output.ts, which the served output applies);
+ * `--batch` sets EXPORT_BATCH_ROWS, `--batch-bytes` EXPORT_BATCH_BYTES; `--node-args` adds Node flags (one string,
+ * spaced); `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR.
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -23,9 +26,9 @@ import { admin, benchArgs, benchDatabase, benchDatabaseUrl, requestOk, serveBuil
 import { f1, lpad, pad } from "./figures.js";
 
 const ARGS = benchArgs({
-  numbers: { rows: 1_000_000, heap: 0, semi: 0, batch: 0 },
+  numbers: { rows: 1_000_000, heap: 0, semi: 0, batch: 0, "batch-bytes": 0 },
   flags: ["keep", "no-harvest"],
-  texts: ["db", "formats", "cpu-prof"],
+  texts: ["db", "formats", "cpu-prof", "node-args"],
 });
 const DB = ARGS.db ?? "lpqs_bench_exports";
 const FORMATS = ARGS.formats
@@ -34,6 +37,7 @@ const FORMATS = ARGS.formats
 const NODE_ARGS = [
   ...(ARGS.heap ? [`--max-old-space-size=${ARGS.heap}`] : []),
   ...(ARGS.semi ? [`--max-semi-space-size=${ARGS.semi}`] : []),
+  ...(ARGS["node-args"] ? ARGS["node-args"].split(" ") : []),
   ...(ARGS["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${ARGS["cpu-prof"]}`] : []),
 ];
 
@@ -62,7 +66,28 @@ const backendsCpuMs = (): Map<number, number> => {
   }
   return ms;
 };
-const databaseCpuMs = (): number => [...backendsCpuMs().values()].reduce((a, b) => a + b, 0);
+
+/**
+ * The database's CPU over a span: every backend's reading at the start, then each one's latest, sampled every 100
+ * ms, so a backend that ends meanwhile (psql's for a COPY, a pool's idle connection) keeps its share.
+ */
+function databaseCpu(): { stop(): number } {
+  const start = backendsCpuMs();
+  const last = new Map(start);
+  const sample = () => {
+    for (const [pid, ms] of backendsCpuMs()) last.set(pid, ms);
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      let ms = 0;
+      for (const [pid, latest] of last) ms += latest - (start.get(pid) ?? 0);
+      return ms;
+    },
+  };
+}
 
 /** A whole download: bytes, time to the first byte, total time, and the server's peak RSS while it ran. */
 async function download(url: string, pid: number) {
@@ -72,7 +97,7 @@ async function download(url: string, pid: number) {
   }, 20);
   const started = performance.now();
   const cpuBefore = cpuMs(pid);
-  const dbBefore = databaseCpuMs();
+  const db = databaseCpu();
   try {
     return await new Promise<{
       bytes: number;
@@ -102,7 +127,7 @@ async function download(url: string, pid: number) {
               rows: Number(res.headers["x-export-rows"]),
               peakKb: peak,
               cpuMs: cpuMs(pid) - cpuBefore,
-              dbMs: databaseCpuMs() - dbBefore,
+              dbMs: db.stop(),
             });
           });
         })
@@ -110,23 +135,27 @@ async function download(url: string, pid: number) {
     });
   } finally {
     clearInterval(sampler);
+    db.stop();
   }
 }
 
 /** PostgreSQL's own COPY of the same rows and columns: each feature's JSON text, in the items' default order. */
-async function copyBaseline(url: string): Promise<{ ms: number; bytes: number }> {
+async function copyBaseline(url: string): Promise<{ ms: number; bytes: number; cpuMs: number }> {
   const json = new PgDialect().sqlToQuery(pointFeatureJson()).sql;
   const query = `copy (select ${json} from location_proofs order by event_timestamp desc nulls last, uid, chain_id) to stdout`;
   const started = performance.now();
+  const db = databaseCpu();
   // Read as it comes and counted, as a client reads a download.
   const child = spawn("psql", [url, "-X", "-q", "-c", query], { stdio: ["ignore", "pipe", "inherit"] });
   let bytes = 0;
   child.stdout.on("data", (chunk: Buffer) => {
     bytes += chunk.length;
   });
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve)).finally(() =>
+    db.stop(),
+  );
   if (code !== 0) throw new Error(`psql COPY exited with ${code}`);
-  return { ms: performance.now() - started, bytes };
+  return { ms: performance.now() - started, bytes, cpuMs: db.stop() };
 }
 
 /** The same rows by paging the GeoJSON items (limit=1000, following next links), as a client does without downloads. */
@@ -153,6 +182,7 @@ const { output, server } = await serveBuilt(dbUrl, {
   env: {
     EXPORT_MAX_ROWS: String(ARGS.rows * 2),
     ...(ARGS.batch ? { EXPORT_BATCH_ROWS: String(ARGS.batch) } : {}),
+    ...(ARGS["batch-bytes"] ? { EXPORT_BATCH_BYTES: String(ARGS["batch-bytes"]) } : {}),
   },
   nodeArgs: NODE_ARGS,
 });
@@ -164,37 +194,35 @@ try {
     await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}&limit=1000`, pid);
   await new Promise((r) => setTimeout(r, 1000));
   const idleKb = rssKb(pid);
-  // The database's CPU for the COPY: beside a download's server and database CPU, a ratio a loaded machine moves
-  // far less than wall time (on a machine with fewer cores than runnable processes, wall time is their sum). psql's
-  // backend ends with it, so its CPU is read while it runs (the last reading of each new backend).
-  const before = backendsCpuMs();
-  const during = new Map<number, number>();
-  const watch = setInterval(() => {
-    for (const [pid, ms] of backendsCpuMs()) if (!before.has(pid)) during.set(pid, ms);
-  }, 100);
-  const copy = await copyBaseline(dbUrl).finally(() => clearInterval(watch));
-  const copyCpuMs = [...during.values()].reduce((a, b) => a + b, 0);
   console.log(
     `\nexports of ${ARGS.rows.toLocaleString("en")} proofs (Node ${process.version} client; built functions on Node 24)`,
   );
+  console.log(`server idle RSS: ${f1(idleKb / 1024)} MB`);
   console.log(
-    `COPY (SELECT feature json …) TO STDOUT: ${f1(copy.ms / 1000)} s, ${f1(copy.bytes / 1e6)} MB, ${f1(ARGS.rows / (copy.ms / 1000) / 1000)} k rows/s, database CPU ${f1(copyCpuMs / 1000)} s`,
+    "each format right after its own COPY (SELECT feature json …) TO STDOUT: a shared machine's load drifts, so each ratio is to the COPY beside it\n",
   );
-  console.log(`server idle RSS: ${f1(idleKb / 1024)} MB\n`);
   console.log(
-    `${pad("format", 12)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}${lpad("server CPU s", 14)}${lpad("db CPU s", 10)}${lpad("CPU × COPY", 12)}`,
+    `${pad("format", 12)}${lpad("COPY s", 8)}${lpad("time s", 9)}${lpad("× COPY", 9)}${lpad("k rows/s", 10)}${lpad("MB", 9)}${lpad("TTFB ms", 9)}${lpad("peak +MB", 10)}${lpad("server CPU s", 14)}${lpad("db CPU s", 10)}${lpad("CPU × COPY", 12)}`,
   );
+  let copy = { ms: 0, bytes: 0, cpuMs: 0 };
   for (const x of FORMATS) {
+    // The database's CPU for the COPY, beside a download's server and database CPU: a ratio a loaded machine moves
+    // far less than wall time (on a machine with fewer cores than runnable processes, wall time is their sum).
+    copy = await copyBaseline(dbUrl);
     const d = await download(`${base}/api/ogc/collections/location-proofs/items?f=${x.f}`, pid);
     if (d.rows !== ARGS.rows) throw new Error(`${x.f}: ${d.rows} rows announced, ${ARGS.rows} expected`);
     console.log(
-      `${pad(x.f, 12)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}${lpad(f1(d.cpuMs / 1000), 14)}${lpad(f1(d.dbMs / 1000), 10)}${lpad(((d.cpuMs + d.dbMs) / copyCpuMs).toFixed(2), 12)}`,
+      `${pad(x.f, 12)}${lpad(f1(copy.ms / 1000), 8)}${lpad(f1(d.ms / 1000), 9)}${lpad((d.ms / copy.ms).toFixed(2), 9)}${lpad(f1(ARGS.rows / (d.ms / 1000) / 1000), 10)}${lpad(f1(d.bytes / 1e6), 9)}${lpad(f1(d.ttfbMs), 9)}${lpad(f1((d.peakKb - idleKb) / 1024), 10)}${lpad(f1(d.cpuMs / 1000), 14)}${lpad(f1(d.dbMs / 1000), 10)}${lpad(((d.cpuMs + d.dbMs) / copy.cpuMs).toFixed(2), 12)}`,
     );
   }
+  console.log(
+    `(COPY: ${f1(copy.bytes / 1e6)} MB, ${f1(ARGS.rows / (copy.ms / 1000) / 1000)} k rows/s, database CPU ${f1(copy.cpuMs / 1000)} s, the last)`,
+  );
   if (!ARGS["no-harvest"]) {
+    copy = await copyBaseline(dbUrl);
     const h = await harvest(base);
     console.log(
-      `${pad("harvest", 12)}${lpad(f1(h.ms / 1000), 9)}${lpad((h.ms / copy.ms).toFixed(2), 9)}${lpad(f1(h.rows / (h.ms / 1000) / 1000), 10)}   (GeoJSON pages of 1000, next links)`,
+      `${pad("harvest", 12)}${lpad(f1(copy.ms / 1000), 8)}${lpad(f1(h.ms / 1000), 9)}${lpad((h.ms / copy.ms).toFixed(2), 9)}${lpad(f1(h.rows / (h.ms / 1000) / 1000), 10)}   (GeoJSON pages of 1000, next links)`,
     );
   }
   console.log("\ngoals: ≤ 1.5 × COPY, TTFB ≤ 100 ms, peak ≤ +64 MB over idle");

@@ -150,6 +150,22 @@ export const includedFiles = (root: string, settings: FunctionSettings): string[
   settings.includeFiles ? globSync(settings.includeFiles, { cwd: root }).sort() : [];
 
 /**
+ * Node's flags for every function: NODE_OPTIONS in the function's own environment (`.vc-config.json`), which Node
+ * reads as it starts. Both bound what a long download makes the process hold beyond what it keeps alive
+ * (docs/performance.md, "Downloads"):
+ * - V8 grows its young generation, up to its largest semi-space, whenever the bytes that survived its collections
+ *   since the last growth exceed its capacity, however small each collection's share; a download allocates and lets
+ *   go of rows for seconds on end, and the largest semi-space V8 derives from the machine let the process grow many
+ *   times over. Eight MB per semi-space still leaves a page's allocations to die young.
+ * - V8 lets the old generation grow to a multiple of what survived its last full collection, a larger multiple the
+ *   larger the heap may grow: a GeoParquet row group's values, promoted while the group is gathered, piled up as
+ *   garbage between full collections. A heap of 512 MB, far above what any bounded response holds, keeps that
+ *   multiple small.
+ * The local emulation applies the same flags (scripts/vercel-output/emulate.ts).
+ */
+export const FUNCTION_NODE_OPTIONS = "--max-semi-space-size=8 --max-old-space-size=512";
+
+/**
  * The production runtime, from package.json `engines.node` (e.g. "24.x" → nodejs24.x), as Vercel reads it.
  * Vercel's Node runtime imports the handler and calls its export named like the request method (GET, HEAD,
  * OPTIONS, POST, PUT, DELETE, PATCH) with a Web Request; `launcherType: "Nodejs"` is that runtime, and
@@ -167,6 +183,7 @@ export function vcConfig(root: string, fn: OutputFunction): Record<string, unkno
     launcherType: "Nodejs",
     shouldAddHelpers: false,
     supportsResponseStreaming: true,
+    environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
     ...(fn.settings.maxDuration === undefined ? {} : { maxDuration: fn.settings.maxDuration }),
     ...(fn.settings.memory === undefined ? {} : { memory: fn.settings.memory }),
   };

@@ -8,7 +8,6 @@ import { planPage } from "../proofs/plan.js";
 import { type PageResult, pageAndCount } from "../proofs/query.js";
 import type { JsonRow } from "../proofs/rows.js";
 import type { SortSpec } from "../proofs/sort.js";
-import { batchBytes } from "./budget.js";
 
 /** Where a download starts and how much of the result it takes (all of it, from the start, unless told). */
 export type BatchRequest = {
@@ -22,6 +21,8 @@ export type BatchRequest = {
   cursor?: string;
   /** the counts of the filter's parts, already taken (countsFirst): no batch counts */
   counts?: number[];
+  /** the row text one batch reads at most (batchBytes) */
+  bytes: number;
 };
 
 /**
@@ -71,7 +72,7 @@ export async function* proofBatches(
   // JSON of the rest would be written for nothing, again in the next batch. Kept a tenth below the budget.
   let bytesRead = 0;
   let rowsRead = 0;
-  const bytes = batchBytes();
+  const bytes = q.bytes;
   const fits = () => (rowsRead ? Math.max(1, Math.floor((0.9 * bytes * rowsRead) / bytesRead)) : Infinity);
   for (let n = 0; left > 0; n++) {
     const plan = planPage(filter, {

@@ -26,12 +26,13 @@ export function batchSize(n: number): number {
 }
 
 /**
- * The most text (the rows as PostgreSQL writes them) one batch reads. A batch is held whole from its statement to
- * its encoding, two at a time (one read ahead), and whatever V8's young generation finds alive when it collects is
- * copied, then promoted, and makes it grow: batches small beside it keep the server's memory flat. Each batch is a
- * statement, so much smaller ones would spend the database's time on planning.
+ * The most text (the rows as PostgreSQL writes them) one batch reads: `EXPORT_BATCH_BYTES` where it is set, else the
+ * writer's own preference (ExportWriter.batchBytes), else 4 MiB. Each batch is a statement, planned and started
+ * anew, so small batches spend the database's time on statements rather than rows. A batch is held whole from its
+ * statement to its encoding, two at a time (one read ahead); what that costs the server's memory is bounded by the
+ * functions' young generation (FUNCTION_NODE_OPTIONS, scripts/build-output.ts), not by the batch alone.
  */
-export function batchBytes(): number {
+export function batchBytes(preferred?: number): number {
   const raw = Number(process.env.EXPORT_BATCH_BYTES);
-  return Number.isSafeInteger(raw) && raw > 0 ? raw : 256 * 1024;
+  return Number.isSafeInteger(raw) && raw > 0 ? raw : (preferred ?? 4 * 1024 * 1024);
 }

@@ -196,6 +196,9 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   const drain = () => out.splice(0, out.length);
   return {
     ...(rows.rowSql ? { rowSql: rows.rowSql } : {}),
+    // Small batches: a row group's values outlive many batches (and are promoted while the group is gathered), so a
+    // batch's own rows are best let go of soon; the row groups, not the batches, set this writer's memory.
+    batchBytes: 256 * 1024,
     start: () => {
       flush();
       return drain();

@@ -7,7 +7,7 @@ import type { ProofFilter } from "../proofs/filter.js";
 import type { RowJson } from "../proofs/json-sql.js";
 import type { SortSpec } from "../proofs/sort.js";
 import { type Batch, countsFirst, proofBatches } from "./batches.js";
-import { batchSize, exportMaxRows } from "./budget.js";
+import { batchBytes, batchSize, exportMaxRows } from "./budget.js";
 import { exportColumns } from "./columns.js";
 import { type ExportFormat, exportFormat } from "./formats.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
@@ -78,6 +78,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
   const batchRequest = {
     ...(x.sort ? { sort: x.sort } : {}),
     json: writer.rowSql ?? x.json,
+    bytes: batchBytes(writer.batchBytes),
     limit: Math.min(limit ?? Number.POSITIVE_INFINITY, budget),
     ...(x.offset ? { offset: x.offset } : {}),
   };

@@ -12,6 +12,8 @@ export interface ExportWriter {
    * feature JSON (e.g. CSV records written by the database): `write` then gets these texts.
    */
   rowSql?: RowJson;
+  /** the row text per database batch this writer keeps its memory with (lib/exports/budget.ts, batchBytes) */
+  batchBytes?: number;
   start(rows: number): Uint8Array[];
   write(features: readonly string[]): Uint8Array[];
   finish(): Uint8Array[];

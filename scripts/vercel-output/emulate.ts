@@ -1,9 +1,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { globSync } from "tinyglobby";
 import { buildInto, HANDLER } from "../build-output.js";
 
 /** The repository root. */
@@ -36,7 +46,32 @@ export function serveOutput(
   env: Record<string, string>,
   nodeArgs: string[] = [],
 ): Promise<ServedProcess> {
-  return serveScript(join(ROOT, "scripts/vercel-output/server.ts"), [output], node, env, nodeArgs);
+  const options = functionNodeOptions(output);
+  return serveScript(
+    join(ROOT, "scripts/vercel-output/server.ts"),
+    [output],
+    node,
+    { ...(options ? { NODE_OPTIONS: options } : {}), ...env },
+    nodeArgs,
+  );
+}
+
+/**
+ * The NODE_OPTIONS the output's functions are started with on Vercel (their `.vc-config.json` environment), so that
+ * the one process serving them all runs as each of them would; flags given on the command line (`nodeArgs`) take
+ * precedence, as Node gives them. Functions that asked for different options could not share one process.
+ */
+function functionNodeOptions(output: string): string | undefined {
+  const values = new Set(
+    globSync("functions/**/.vc-config.json", { cwd: output, dot: true }).map(
+      (file) =>
+        (JSON.parse(readFileSync(join(output, file), "utf8")) as { environment?: Record<string, string> })
+          .environment?.NODE_OPTIONS ?? "",
+    ),
+  );
+  if (values.size > 1)
+    throw new Error(`the functions ask for different NODE_OPTIONS: ${[...values].join(" | ")}`);
+  return [...values][0] || undefined;
 }
 
 export type ServedProcess = { url: string; version: string; pid: number; stop(): Promise<void> };
@@ -98,6 +133,8 @@ export async function serveScript(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  // SERVED_STDOUT=FILE keeps what the server prints (for example V8's --trace-gc lines, from a benchmark's Node flags).
+  if (process.env.SERVED_STDOUT) child.stdout?.pipe(createWriteStream(process.env.SERVED_STDOUT));
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
   });

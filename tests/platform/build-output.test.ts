@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildInto,
+  FUNCTION_NODE_OPTIONS,
   functionModules,
   HANDLER,
   OPTIONAL_PEERS,
@@ -117,6 +118,7 @@ describe("functions", () => {
         handler: HANDLER,
         launcherType: "Nodejs",
         maxDuration: 30,
+        environment: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
       });
       // Bundled: no package left to resolve at run time. Static imports are node: built-ins only; a dynamic
       // import() of a package is one of the optional peers, inside try/catch.

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Offchain, OffchainAttestationVersion } from "@ethereum-attestation-service/eas-sdk";
 import { sql } from "drizzle-orm";
 import { Wallet } from "ethers";
@@ -9,7 +10,7 @@ import { loadConfig, setConfig } from "../../lib/config.js";
 import { encodeLocationProof } from "../../lib/devnet/location-data.js";
 import { createRouter } from "../../lib/local/router.js";
 import { insertProofs, sampleProofs } from "../../lib/local/sample-proofs.js";
-import { node24Binary } from "../../scripts/build-output.js";
+import { FUNCTION_NODE_OPTIONS, node24Binary } from "../../scripts/build-output.js";
 import { builtOutputCopy, serveOutput } from "../../scripts/vercel-output/emulate.js";
 import { ROOT } from "../helpers/app.js";
 import { recordingRouter } from "../helpers/contract.js";
@@ -353,6 +354,11 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
   it("runs on Node 24, from a copy outside the repository", () => {
     expect(server.version).toMatch(/^v24\./);
     expect(output.dir.startsWith(ROOT)).toBe(false);
+  });
+
+  it("runs with the Node flags every function is deployed with (their .vc-config.json NODE_OPTIONS)", () => {
+    const environ = readFileSync(`/proc/${server.pid}/environ`, "utf8").split("\0");
+    expect(environ).toContain(`NODE_OPTIONS=${FUNCTION_NODE_OPTIONS}`);
   });
 
   it("0 differences over the fixed list, conditional requests included", async () => {
