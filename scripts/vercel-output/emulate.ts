@@ -60,8 +60,11 @@ export function serveOutput(
  * The NODE_OPTIONS the output's functions are started with on Vercel (their `.vc-config.json` environment), so that
  * the one process serving them all runs as each of them would; flags given on the command line (`nodeArgs`) take
  * precedence, as Node gives them. Functions that asked for different options could not share one process.
+ * SERVED_NODE_OPTIONS, where set, stands in for them (empty: V8's defaults), for a benchmark that compares.
  */
 function functionNodeOptions(output: string): string | undefined {
+  const instead = process.env.SERVED_NODE_OPTIONS;
+  if (instead !== undefined) return instead || undefined;
   const values = new Set(
     globSync("functions/**/.vc-config.json", { cwd: output, dot: true }).map(
       (file) =>
