@@ -213,9 +213,15 @@ export async function selectProofJson(
  * The rows of `select` (in its order: a window without ORDER BY reads its rows as they come) while the running sum
  * of their JSON's bytes stays within the budget; each row says whether the statement found one after it ("lead").
  * The rows past the budget are written by PostgreSQL but not sent: a page's transfer and memory are its budget.
+ *
+ * No ORDER BY outside: the rows leave the window in the order they entered it (its frame and lead() read one row
+ * ahead at most, and the filter above keeps them as they come), so the statement streams. A sort by the row's
+ * number there would hold every row of the page, JSON included, until the last was written: the database would
+ * write the whole page before sending its first row, and the client would parse none of it meanwhile.
+ * tests/native/explain.test.ts checks the plan.
  */
 function withinBytes(select: SQL, bytes: { budget: number; first: boolean }): SQL {
   const budget = sql.raw(String(Math.max(0, Math.floor(bytes.budget))));
   const first = bytes.first ? sql` or s."page_n" = 1` : sql``;
-  return sql`select * from (select r.*, sum(coalesce(octet_length(r."json"), 0)) over (rows between unbounded preceding and current row) as "page_run", row_number() over () as "page_n", lead(1) over () as "page_lead" from (${select}) r) s where s."page_run" <= ${budget}${first} order by s."page_n"`;
+  return sql`select * from (select r.*, sum(coalesce(octet_length(r."json"), 0)) over (rows between unbounded preceding and current row) as "page_run", row_number() over () as "page_n", lead(1) over () as "page_lead" from (${select}) r) s where s."page_run" <= ${budget}${first}`;
 }

@@ -79,3 +79,39 @@ describe("an offset page pages the keys first", () => {
     expect(Math.max(...scanned), text.join("\n")).toBeGreaterThanOrEqual(offset);
   });
 });
+
+describe("a page's statement streams", () => {
+  it("sends its rows in order as the window passes them, with no sort holding the page above it", async () => {
+    // The page's statement (its byte budget's window included, lib/proofs/rows.ts withinBytes) as the service issues
+    // it, captured and explained: a Sort at its top would hold every row, JSON written, until the last.
+    const { pageAndCount } = await import("../../lib/proofs/query.js");
+    const { planPage } = await import("../../lib/proofs/plan.js");
+    const { recordJson } = await import("../../lib/proofs/json-sql.js");
+    const statements: Statement[] = [];
+    const db = recordingExecutes(app.db, statements);
+    const { rows } = await pageAndCount(
+      db,
+      planPage({}, { limit: 500, json: recordJson }) as import("../../lib/proofs/plan.js").PagePlan,
+    );
+    expect(rows).toHaveLength(500);
+    const { PgDialect } = await import("drizzle-orm/pg-core");
+    const dialect = new PgDialect();
+    const page = statements.find((q) => /page_run/.test(dialect.sqlToQuery(q as never).sql));
+    expect(page).toBeDefined();
+    const text = (await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain ${page}`)).map(
+      (r) => r["QUERY PLAN"],
+    );
+    const window = text.findIndex((line) => /WindowAgg/.test(line));
+    expect(window, text.join("\n")).toBeGreaterThanOrEqual(0);
+    // Nothing above the window but the scan of its rows.
+    expect(text.slice(0, window).join("\n")).not.toMatch(/Sort|Materialize|Hash/);
+    // In the page's order (event time, newest first, then uid): the rows as received equal them sorted.
+    const received = (rows as { eventTimestamp: Date | null; uid: string }[]).map((r) => ({
+      t: r.eventTimestamp === null ? Number.NEGATIVE_INFINITY : new Date(r.eventTimestamp).getTime(),
+      uid: r.uid,
+    }));
+    const sorted = [...received].sort((a, b) => b.t - a.t || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    expect(new Set(received.map((r) => r.t)).size).toBeGreaterThan(100);
+    expect(received).toEqual(sorted);
+  });
+});
