@@ -78,13 +78,16 @@ function databaseCpu(): { stop(): number } {
     for (const [pid, ms] of backendsCpuMs()) last.set(pid, ms);
   };
   const timer = setInterval(sample, 100);
+  let total: number | undefined;
   return {
+    // The first call ends the span; a later one (a `finally` after it) returns the same figure.
     stop: () => {
+      if (total !== undefined) return total;
       clearInterval(timer);
       sample();
-      let ms = 0;
-      for (const [pid, latest] of last) ms += latest - (start.get(pid) ?? 0);
-      return ms;
+      total = 0;
+      for (const [pid, latest] of last) total += latest - (start.get(pid) ?? 0);
+      return total;
     },
   };
 }
@@ -151,11 +154,10 @@ async function copyBaseline(url: string): Promise<{ ms: number; bytes: number; c
   child.stdout.on("data", (chunk: Buffer) => {
     bytes += chunk.length;
   });
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve)).finally(() =>
-    db.stop(),
-  );
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const cpuMs = db.stop();
   if (code !== 0) throw new Error(`psql COPY exited with ${code}`);
-  return { ms: performance.now() - started, bytes, cpuMs: db.stop() };
+  return { ms: performance.now() - started, bytes, cpuMs };
 }
 
 /** The same rows by paging the GeoJSON items (limit=1000, following next links), as a client does without downloads. */

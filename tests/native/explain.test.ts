@@ -48,29 +48,42 @@ describe("bbox filter uses the GiST index", () => {
   });
 });
 
+/**
+ * A page as the service reads it, its statements captured on their way to the database: the rows, and the plan of
+ * the statement whose text matches `pick`, run again under `explain` (EXPLAIN, or EXPLAIN ANALYZE).
+ */
+async function capturedPage(
+  request: { limit: number; offset?: number },
+  pick: RegExp,
+  explain: "explain" | "explain analyze",
+): Promise<{ rows: unknown[]; plan: string[] }> {
+  const { pageAndCount } = await import("../../lib/proofs/query.js");
+  const { planPage } = await import("../../lib/proofs/plan.js");
+  const { recordJson } = await import("../../lib/proofs/json-sql.js");
+  const { PgDialect } = await import("drizzle-orm/pg-core");
+  const statements: Statement[] = [];
+  const db = recordingExecutes(app.db, statements);
+  const { rows } = await pageAndCount(
+    db,
+    planPage({}, { ...request, json: recordJson }) as import("../../lib/proofs/plan.js").PagePlan,
+  );
+  const dialect = new PgDialect();
+  const page = statements.find((q) => pick.test(dialect.sqlToQuery(q as never).sql));
+  expect(page).toBeDefined();
+  const plan = (await queryRows<{ "QUERY PLAN": string }>(app.db, sql`${sql.raw(explain)} ${page}`)).map(
+    (r) => r["QUERY PLAN"],
+  );
+  return { rows, plan };
+}
+
 describe("an offset page pages the keys first", () => {
   it("builds the JSON of the page's own rows only, never of the rows it skips", async () => {
-    // The page's statement as the service issues it, captured on its way to the database and run again under
-    // EXPLAIN ANALYZE: every node of the plan that runs per row (the JSON's subqueries) runs for the page's rows
-    // (limit + 1), while the key scan below them reads past the offset.
-    const { pageAndCount } = await import("../../lib/proofs/query.js");
-    const { planPage } = await import("../../lib/proofs/plan.js");
-    const { recordJson } = await import("../../lib/proofs/json-sql.js");
-    const statements: Statement[] = [];
-    const db = recordingExecutes(app.db, statements);
+    // The page's statement as the service issues it, run again under EXPLAIN ANALYZE: every node of the plan that
+    // runs per row (the JSON's subqueries) runs for the page's rows (limit + 1), while the key scan below them reads
+    // past the offset.
     const offset = 12_000;
-    const { rows } = await pageAndCount(
-      db,
-      planPage({}, { limit: 10, offset, json: recordJson }) as import("../../lib/proofs/plan.js").PagePlan,
-    );
+    const { rows, plan: text } = await capturedPage({ limit: 10, offset }, / offset /i, "explain analyze");
     expect(rows).toHaveLength(10);
-    const { PgDialect } = await import("drizzle-orm/pg-core");
-    const dialect = new PgDialect();
-    const page = statements.find((q) => / offset /i.test(dialect.sqlToQuery(q as never).sql));
-    expect(page).toBeDefined();
-    const text = (await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain analyze ${page}`)).map(
-      (r) => r["QUERY PLAN"],
-    );
     const loops = text.flatMap((line) => [...line.matchAll(/loops=(\d+)/g)].map((m) => Number(m[1])));
     expect(Math.max(...loops), text.join("\n")).toBeLessThanOrEqual(11);
     const scanned = text.flatMap((line) =>
@@ -82,25 +95,10 @@ describe("an offset page pages the keys first", () => {
 
 describe("a page's statement streams", () => {
   it("sends its rows in order as the window passes them, with no sort holding the page above it", async () => {
-    // The page's statement (its byte budget's window included, lib/proofs/rows.ts withinBytes) as the service issues
-    // it, captured and explained: a Sort at its top would hold every row, JSON written, until the last.
-    const { pageAndCount } = await import("../../lib/proofs/query.js");
-    const { planPage } = await import("../../lib/proofs/plan.js");
-    const { recordJson } = await import("../../lib/proofs/json-sql.js");
-    const statements: Statement[] = [];
-    const db = recordingExecutes(app.db, statements);
-    const { rows } = await pageAndCount(
-      db,
-      planPage({}, { limit: 500, json: recordJson }) as import("../../lib/proofs/plan.js").PagePlan,
-    );
+    // The page's statement (its byte budget's window included, lib/proofs/rows.ts withinBytes), explained: a Sort at
+    // its top would hold every row, JSON written, until the last.
+    const { rows, plan: text } = await capturedPage({ limit: 500 }, /page_run/, "explain");
     expect(rows).toHaveLength(500);
-    const { PgDialect } = await import("drizzle-orm/pg-core");
-    const dialect = new PgDialect();
-    const page = statements.find((q) => /page_run/.test(dialect.sqlToQuery(q as never).sql));
-    expect(page).toBeDefined();
-    const text = (await queryRows<{ "QUERY PLAN": string }>(app.db, sql`explain ${page}`)).map(
-      (r) => r["QUERY PLAN"],
-    );
     const window = text.findIndex((line) => /WindowAgg/.test(line));
     expect(window, text.join("\n")).toBeGreaterThanOrEqual(0);
     // Nothing above the window but the scan of its rows.
