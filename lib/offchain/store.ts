@@ -35,12 +35,12 @@ export function offchainRow(
 export type Stored = { row: OffchainRecordRow; created: boolean };
 
 /*
- * The insert of a publication is one statement whose text is written once: the row travels as one JSON parameter,
- * which PostgreSQL reads into the table's columns by name (jsonb_populate_record: each column typed by its own input
- * function, as a bound parameter would be). Publishing is CPU-bound, and binding forty-odd parameters one by one
- * cost Drizzle and the driver more than the statement costs the database. The revocation and the timestamp are
- * worked out from the stored events (eventStateOf, as refreshRecords works them out), and the returned row is read back with each column's
- * own decoder, as Drizzle reads a row it returns.
+ * The insert of publications is one statement whose text is written once: the rows travel as one JSON parameter,
+ * which PostgreSQL reads into the table's columns by name (jsonb_populate_recordset: each column typed by its own
+ * input function, as a bound parameter would be). Publishing is CPU-bound, and binding forty-odd parameters one by
+ * one cost Drizzle and the driver more than the statement costs the database. The revocation and the timestamp are
+ * worked out from the stored events (eventStateOf, as refreshRecords works them out), and the returned rows are read
+ * back with each column's own decoder, as Drizzle reads a row it returns.
  */
 const COLUMNS = Object.entries(getTableColumns(o)) as [string, Column][];
 const DERIVED = new Set(["revoked", "revocationTime", "timestampedAt", "publishedAt"]);
@@ -49,7 +49,7 @@ const given = GIVEN.map(([, c]) => `"${c.name}"`).join(", ");
 const INSERT = [
   sql.raw(`insert into offchain_records (${given}, revoked, revocation_time, timestamped_at)
 select ${GIVEN.map(([, c]) => `r."${c.name}"`).join(", ")}, e.rt is not null, e.rt, e.ts
-  from jsonb_populate_record(null::offchain_records, `),
+  from jsonb_populate_recordset(null::offchain_records, `),
   sql.raw(`::jsonb) r,
        lateral (select ${eventStateOf("r")}) e
     on conflict do nothing
@@ -73,16 +73,16 @@ function fromDriver(raw: Record<string, unknown>): OffchainRecordRow {
 }
 
 /**
- * Stores a verified record once, in one statement: concurrent publications of one attestation race on the primary
- * key, one insert wins and the others read its row (200, idempotent). The uid does not cover the attester (EAS
- * leaves it out), so the same message signed by another key has the same uid: that is a conflict (409), never a
- * silent replacement. A record revoked or timestamped on its chain before it was published is stored so: its
- * revocation and timestamp are worked out in the insert from the stored events, as refreshRecords (chain-events.ts)
- * works them out for held records when events come.
+ * Stores a verified record once: concurrent publications of one attestation race on the primary key, one insert wins
+ * and the others read its row (200, idempotent). The uid does not cover the attester (EAS leaves it out), so the same
+ * message signed by another key has the same uid: that is a conflict (409), never a silent replacement. A record
+ * revoked or timestamped on its chain before it was published is stored so: its revocation and timestamp are worked
+ * out in the insert from the stored events, as refreshRecords (chain-events.ts) works them out for held records when
+ * events come.
  */
 export async function storeRecord(db: Db, row: NewOffchainRecordRow): Promise<Stored> {
-  const [inserted] = await queryRows(db, sql`${INSERT[0]}${rowJson(row)}${INSERT[1]}`);
-  if (inserted) return { row: fromDriver(inserted), created: true };
+  const inserted = await insertBatched(db, row);
+  if (inserted) return { row: inserted, created: true };
   const held = await findOffchain(db, row.uid, row.chainId);
   if (!held) throw new Error("offchain record neither inserted nor found");
   if (held.prover !== row.prover) {
@@ -94,4 +94,89 @@ export async function storeRecord(db: Db, row: NewOffchainRecordRow): Promise<St
     );
   }
   return { row: held, created: false };
+}
+
+/*
+ * Group commit. Publications that arrive while an insert is running wait for it and then go together, as one
+ * statement and one commit: concurrent publications (an instance serves several requests at once) share the
+ * statement's round trip, its parse and bind in the driver, and the commit's WAL flush, which per publication cost
+ * more than the row itself. A lone publication goes at once, as before; none waits for a timer. A batch that fails
+ * is retried row by row, so one row's error is that row's alone.
+ */
+type Waiting = {
+  row: NewOffchainRecordRow;
+  resolve: (inserted: OffchainRecordRow | undefined) => void;
+  reject: (error: unknown) => void;
+};
+type Queue = { waiting: Waiting[]; running: boolean };
+
+/** Rows per statement at most: a batch's JSON stays a few hundred kilobytes (the body limit bounds each row). */
+const BATCH_MAX = 64;
+const queues = new WeakMap<Db, Queue>();
+
+/** Inserts the row with whatever else is waiting: its stored row, or undefined when its uid was held already. */
+function insertBatched(db: Db, row: NewOffchainRecordRow): Promise<OffchainRecordRow | undefined> {
+  let queue = queues.get(db);
+  if (!queue) {
+    queue = { waiting: [], running: false };
+    queues.set(db, queue);
+  }
+  const q = queue;
+  return new Promise((resolve, reject) => {
+    q.waiting.push({ row, resolve, reject });
+    if (!q.running) void drain(db, q);
+  });
+}
+
+async function drain(db: Db, q: Queue): Promise<void> {
+  q.running = true;
+  try {
+    while (q.waiting.length > 0) {
+      const batch = q.waiting.splice(0, BATCH_MAX);
+      try {
+        settle(batch, await insertRows(db, batch));
+      } catch (error) {
+        if (batch.length === 1) batch[0]!.reject(error);
+        else
+          for (const one of batch) {
+            try {
+              settle([one], await insertRows(db, [one]));
+            } catch (e) {
+              one.reject(e);
+            }
+          }
+      }
+    }
+  } finally {
+    q.running = false;
+  }
+}
+
+const keyOf = (chainId: number, uid: string) => `${chainId}:${uid}`;
+
+async function insertRows(db: Db, batch: readonly Waiting[]): Promise<Map<string, OffchainRecordRow>> {
+  const json = `[${batch.map((w) => rowJson(w.row)).join(",")}]`;
+  const rows = await queryRows(db, sql`${INSERT[0]}${json}${INSERT[1]}`);
+  const inserted = new Map<string, OffchainRecordRow>();
+  for (const raw of rows) {
+    const row = fromDriver(raw);
+    inserted.set(keyOf(row.chainId, row.uid), row);
+  }
+  return inserted;
+}
+
+/**
+ * Each waiting publication learns whether its row went in. Two of one uid in one batch: the insert kept the first
+ * (ON CONFLICT DO NOTHING skips a later row that conflicts with one the statement inserted), so the first whose
+ * attester is the stored one is the creator and the others find it held.
+ */
+function settle(batch: readonly Waiting[], inserted: Map<string, OffchainRecordRow>): void {
+  for (const w of batch) {
+    const key = keyOf(w.row.chainId, w.row.uid);
+    const row = inserted.get(key);
+    if (row && row.prover === w.row.prover) {
+      inserted.delete(key);
+      w.resolve(row);
+    } else w.resolve(undefined);
+  }
 }

@@ -205,6 +205,42 @@ describe("publishing the EAS SDK's off-chain attestations", () => {
     );
     expect(rows[0]!.n).toBe(1);
   });
+
+  it("a burst of publications goes in together, each answered for itself (lib/offchain/store.ts, group commit)", async () => {
+    // Twelve distinct attestations, one of them twice, and the message of another signed by a second key: all sent
+    // at once, so most wait for one insert and go in the next one together.
+    const mine = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        sign({ schema: SCHEMAS.appendix, data: recordData("appendix", 60 + i, 7) }),
+      ),
+    );
+    const contested = mine[3]!;
+    const theirs = await offchainFor(OffchainAttestationVersion.Version2).signOffchainAttestation(
+      { ...contested.message, salt: contested.message.salt } as never,
+      other,
+    );
+    expect(theirs.uid).toBe(contested.uid);
+    const bodies = [...mine.map((s) => jsonOf(s)), jsonOf(mine[5]!), jsonOf(theirs)];
+    const answers = await Promise.all(bodies.map((b) => post(b)));
+    const statuses = answers.map((a) => a.status);
+    for (const [i, s] of mine.entries()) {
+      if (i === 3 || i === 5) continue;
+      expect(statuses[i], `${i}: ${JSON.stringify(answers[i]!.body)}`).toBe(201);
+      expect(answers[i]!.body.uid).toBe(s.uid.toLowerCase());
+    }
+    // The duplicate: one of the two created it, the other found it held.
+    expect([statuses[5], statuses[12]].sort()).toEqual([200, 201]);
+    expect(answers[12]!.body.uid).toBe(mine[5]!.uid.toLowerCase());
+    // The contested uid: whichever signer's insert came first holds it, the other is a conflict.
+    expect([statuses[3], statuses[13]].sort()).toEqual([201, 409]);
+    const winner = statuses[3] === 201 ? signer.address : other.address;
+    const rows = await queryRows<{ uid: string; prover: string }>(
+      app.db,
+      sql`select uid, prover from offchain_records where uid in ${mine.map((s) => s.uid.toLowerCase())}`,
+    );
+    expect(rows).toHaveLength(12);
+    expect(rows.find((r) => r.uid === contested.uid.toLowerCase())!.prover).toBe(winner.toLowerCase());
+  });
 });
 
 describe("tampered and unacceptable publications, each refused with its own code", () => {
