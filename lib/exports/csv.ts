@@ -6,6 +6,7 @@ import { OGC_PROPERTIES, type PropertyType } from "../proofs/properties.js";
 import { renderedOnce } from "../proofs/sql-once.js";
 import type { ExportColumn, Geometry, ParsedFeature } from "./columns.js";
 import { columnValue } from "./columns.js";
+import { utf8Texts } from "./utf8.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
 /**
@@ -25,26 +26,25 @@ export function csvWriter({ columns, points }: WriterOptions): ExportWriter {
     return {
       rowSql: csvPointRecord,
       start: header,
-      write: (records) => [encoder.encode(records.join(""))],
+      write: (records) => [utf8Texts(records)],
       finish: () => [],
     };
   }
   return {
     start: header,
     write(features) {
-      let text = "";
-      for (const json of features) {
+      const records = features.map((json) => {
         const feature = JSON.parse(json) as ParsedFeature;
-        text += field(feature.id);
+        let text = field(feature.id);
         text += ",";
         text += field(wktOf(feature.geometry));
         for (const column of rest) {
           text += ",";
           text += field(cell(columnValue(feature, column), column));
         }
-        text += "\r\n";
-      }
-      return [encoder.encode(text)];
+        return `${text}\r\n`;
+      });
+      return [utf8Texts(records)];
     },
     finish: () => [],
   };

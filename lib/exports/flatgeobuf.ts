@@ -124,13 +124,13 @@ const parsed = (geometry: Geometry): IParsedGeometry =>
     ? parseGC(geometry as Parameters<typeof parseGC>[0])
     : parseGeometry(geometry as Parameters<typeof parseGeometry>[0]);
 
-const utf8 = new TextEncoder();
 const TWO_32 = 2 ** 32;
 
 /** A growing byte buffer, reused: FlatGeobuf's property encoding (the package's buildFeature's) written into it. */
 class PropertyBuffer {
-  private buffer = new Uint8Array(4096);
-  private view = new DataView(this.buffer.buffer);
+  // A Buffer for its write(): UTF-8 straight into place (TextEncoder's encodeInto needs a view per string).
+  private buffer = Buffer.allocUnsafe(4096);
+  private view = new DataView(this.buffer.buffer, this.buffer.byteOffset, this.buffer.length);
   length = 0;
   reset() {
     this.length = 0;
@@ -140,10 +140,10 @@ class PropertyBuffer {
   }
   private room(n: number) {
     if (this.length + n <= this.buffer.length) return;
-    const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + n));
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + n));
     grown.set(this.buffer.subarray(0, this.length));
     this.buffer = grown;
-    this.view = new DataView(grown.buffer);
+    this.view = new DataView(grown.buffer, grown.byteOffset, grown.length);
   }
   add(column: number, kind: ColumnType, value: unknown) {
     this.room(10);
@@ -176,7 +176,7 @@ class PropertyBuffer {
   /** UTF-8 after its byte length (uint32). */
   private text(text: string) {
     this.room(4 + text.length * 3);
-    const { written } = utf8.encodeInto(text, this.buffer.subarray(this.length + 4));
+    const written = this.buffer.write(text, this.length + 4, "utf8");
     this.view.setUint32(this.length, written, true);
     this.length += 4 + written;
   }

@@ -1,3 +1,4 @@
+import { utf8Texts } from "./utf8.js";
 import type { ExportWriter } from "./writer.js";
 
 /**
@@ -6,14 +7,9 @@ import type { ExportWriter } from "./writer.js";
  * truncated, and a reader discards it — so a response cut in the middle of a feature never reads as a whole one.
  */
 export function geojsonSeqWriter(): ExportWriter {
-  const encoder = new TextEncoder();
   return {
     start: () => [],
-    write(features) {
-      let text = "";
-      for (const json of features) text += `\x1e${json}\n`;
-      return [encoder.encode(text)];
-    },
+    write: (features) => [utf8Texts(features, 0x1e, 0x0a)],
     finish: () => [],
   };
 }
