@@ -121,6 +121,19 @@ export const OPTIONAL_PEERS = [
   "@opentelemetry/api",
 ];
 
+/**
+ * Files a bundled package reads at run time from beside its own module (`new URL(name, import.meta.url)`): once
+ * bundled, that module's code runs from the output file that holds it, so the build writes each file next to every
+ * output file holding the module. tiny-secp256k1 (the publishing function's signature check, lib/offchain/
+ * signature.ts) reads libsecp256k1, compiled to WebAssembly, this way.
+ */
+export const BESIDE_MODULE: { module: string; files: string[] }[] = [
+  {
+    module: "node_modules/tiny-secp256k1/lib/wasm_path.js",
+    files: ["node_modules/tiny-secp256k1/lib/secp256k1.wasm"],
+  },
+];
+
 export function readVercelJson(root: string): VercelJson {
   return JSON.parse(readFileSync(join(root, "vercel.json"), "utf8")) as VercelJson;
 }

@@ -4,17 +4,19 @@
 //                                            from node_modules at run time), its .vc-config.json, and the files
 //                                            its `includeFiles` names (only that function's)
 //   functions/<served path>.func/chunks/     the publishing function only: what it loads by dynamic import (the
-//                                            verifier, on a POST) in chunks of its own, and the code both share
+//                                            verifier, on a POST) in chunks of its own, and the code both share;
+//                                            beside the verifier's chunk, the WebAssembly it reads (BESIDE_MODULE)
 //   static/                                  public/ and nothing else
 //   config.json                              routes and crons from vercel.json (scripts/build-output.ts)
 import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BuildOptions, build, type Metafile } from "esbuild";
 import { bundleClientFiles } from "../lib/html/client-build.js";
 import {
+  BESIDE_MODULE,
   HANDLER,
   includedFiles,
   type ModuleImport,
@@ -45,6 +47,12 @@ const LOCAL_STORE = "@redis/client";
 const LOCAL_STORE_STUB = `export function createClient() {
   throw new Error("REDIS_URL (node-redis over TCP) is for local runs and CI; on Vercel set UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN");
 }`;
+
+/**
+ * The signature check's WebAssembly (libsecp256k1): compiled as its module is imported, so only the publishing
+ * function may carry it, and only in what its POST loads by dynamic import, never in what its GET loads.
+ */
+const VERIFIER_ONLY = ["node_modules/tiny-secp256k1/"];
 
 /** Local-only drivers and tools: never in a deployed function. */
 const NEVER = [
@@ -177,6 +185,13 @@ async function main() {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
       copyFileSync(join(ROOT, file), join(dir, file));
     }
+    for (const file of [...loaded, ...lazy]) {
+      const inputs = outputs[rootPath(join(dir, file))]?.inputs ?? {};
+      for (const { module, files } of BESIDE_MODULE)
+        if (module in inputs)
+          for (const beside of files)
+            copyFileSync(join(ROOT, beside), join(dir, dirname(file), basename(beside)));
+    }
     writeFileSync(join(dir, ".vc-config.json"), `${JSON.stringify(vcConfig(ROOT, fn), null, 2)}\n`);
   }
   if (problems.length) throw new Error(`build refused:\n  ${problems.join("\n  ")}`);
@@ -210,9 +225,9 @@ const rootPath = (file: string) => relative(ROOT, file).split(sep).join("/");
 
 /**
  * What a function may not hold or leave to run-time resolution. Its files are the handler and the chunks it loads
- * (`loaded`) or loads by dynamic import (`lazy`): a read function may not reach the sync's packages at all, the
- * publishing function only through a dynamic import (what its POST loads), and every chunk must lie inside the
- * function's own directory.
+ * (`loaded`) or loads by dynamic import (`lazy`): a read function may not reach the sync's packages or the
+ * signature check's WebAssembly at all, the publishing function only through a dynamic import (what its POST
+ * loads), and every chunk must lie inside the function's own directory.
  */
 function check(
   fn: OutputFunction,
@@ -225,8 +240,8 @@ function check(
   const problems: string[] = [];
   const syncOnly = fn.access === "restricted" ? [] : SYNC_ONLY;
   for (const [files, banned] of [
-    [loaded, [...NEVER, ...syncOnly]],
-    [lazy, fn.publishes ? NEVER : [...NEVER, ...syncOnly]],
+    [loaded, [...NEVER, ...syncOnly, ...VERIFIER_ONLY]],
+    [lazy, fn.publishes ? NEVER : [...NEVER, ...syncOnly, ...VERIFIER_ONLY]],
   ] as const) {
     for (const file of files) {
       if (file.startsWith("../")) problems.push(`${fn.route.path} imports ${file}, outside its directory`);

@@ -1,31 +1,25 @@
-import { invert, mod } from "@noble/curves/abstract/modular";
-import { secp256k1 } from "@noble/curves/secp256k1";
 import { keccak_256 } from "@noble/hashes/sha3";
+import { recover } from "tiny-secp256k1";
 import { type Address, getAddress } from "viem";
 import { attestTypes, type SignedOffchain } from "./formats.js";
 
 /*
- * The EIP-712 signature of an off-chain attestation, checked with the primitives viem itself uses (@noble/curves'
- * secp256k1, @noble/hashes' keccak), without viem's generic typed-data encoder and with a shortcut for signers seen
- * before. Publishing is CPU-bound, and recovering a public key in JavaScript is most of it.
+ * The EIP-712 signature of an off-chain attestation, checked without viem's generic typed-data encoder: the digest
+ * with @noble/hashes' keccak (as viem hashes it), the public key with libsecp256k1 compiled to WebAssembly
+ * (tiny-secp256k1). Publishing is CPU-bound, and recovering a public key in JavaScript (@noble/curves, viem's own
+ * curve code) was most of it.
  *
  * - The digest: EAS's types are fixed per offchain version and every field is one 32-byte word, so the struct is
  *   hashed from a fixed layout, and the domain separator is computed once per domain. The field values are those
  *   formats.ts has already validated (sizes, ranges, addresses), which is what viem's encoder checks.
- * - The attester: the public key the signature recovers (Signature.recoverPublicKey, as viem's recoverPublicKey
- *   calls it), and its address.
- * - Signers seen before (a bounded, per-instance cache of address → recovered public key): when the package names
- *   its signer and that signer's key is known, the signature is checked against that key (u1·G + u2·P, with a
- *   window table of P) and must give the very point R that recovery would rebuild from r and the recovery bit (the
- *   same x, not just the same x mod n, and the same parity of y). Then recovery would give exactly that key
- *   (Q = r⁻¹(s·R − h·G) = P), so the decision is recovery's. Anything else (another key, a wrong parity, r or s out
- *   of range) falls back to the full recovery, which decides as it always did: the shortcut can only say yes where
- *   recovery says yes.
+ * - The attester: the public key the signature recovers (libsecp256k1's ECDSA recovery), and its address. Every
+ *   signature is recovered: it is what decides, and it costs less than the check against a remembered signer's key
+ *   in JavaScript that this module used to keep, so there is no per-instance state.
+ * - Its WebAssembly module is compiled when this module is imported, which only the publishing path does
+ *   (lib/offchain/publish.ts, imported on the first POST); the build ships the .wasm beside the code that reads it
+ *   and refuses to put this package where a function loads it at import (scripts/build.ts).
  */
 
-const { Signature, ProjectivePoint: Point, CURVE, utils } = secp256k1;
-type Point = InstanceType<typeof Point>;
-const N = CURVE.n;
 const encoder = new TextEncoder();
 const text = (s: string) => keccak_256(encoder.encode(s));
 const bytes = (hex: string) => Buffer.from(hex.slice(2), "hex");
@@ -93,101 +87,33 @@ export function attestationDigest(s: SignedOffchain): Uint8Array {
   return keccak_256(whole);
 }
 
-const addressOf = (key: Point): Address =>
-  getAddress(`0x${Buffer.from(keccak_256(key.toRawBytes(false).subarray(1)).subarray(12)).toString("hex")}`);
-
-/*
- * Multiplication by window tables. secp256k1's endomorphism φ(x, y) = (β·x, y) = λ·(x, y) splits a scalar k into
- * k1 + k2·λ with k1, k2 below 2^128, and @noble/curves sizes its window tables (utils.precompute) for such halves:
- * a table serves a half-size scalar only (a full-size one through multiplyUnsafe would read past the table and give
- * a wrong point), so every product below goes through the split: k·P = k1·P + k2·φ(P), each half by its own table.
- */
-const { beta, splitScalar } = (CURVE as unknown as { endo: { beta: bigint; splitScalar: Split } }).endo;
-type Split = (k: bigint) => { k1neg: boolean; k1: bigint; k2neg: boolean; k2: bigint };
-type Tabled = { p: Point; phi: Point };
-
-function tabled(key: Point, window: number): Tabled {
-  const { x, y } = key.toAffine();
-  // The generator has its table already (noble builds it for signing); another key gets a point of its own.
-  const p = key === Point.BASE ? key : utils.precompute(window, Point.fromAffine({ x, y }));
-  return { p, phi: utils.precompute(window, Point.fromAffine({ x: CURVE.Fp.mul(x, beta), y })) };
-}
-
-function times(t: Tabled, k: bigint): Point {
-  const { k1neg, k1, k2neg, k2 } = splitScalar(k);
-  const a = t.p.multiplyUnsafe(k1);
-  const b = t.phi.multiplyUnsafe(k2);
-  return (k1neg ? a.negate() : a).add(k2neg ? b.negate() : b);
-}
-
-/** The generator's pair of tables, φ(G)'s built on the first shortcut. */
-let generator: Tabled | undefined;
-
-/**
- * Signers seen before, by lowercase address: their public key, its tables built on its second use (so a signer seen
- * once costs a recovery and no more, whoever sends new keys). Bounded, least recently used first out: a window of 5
- * bits is two tables of 27 × 16 points per signer (some 150 kB), so the instance keeps some 10 MB at most; a larger
- * window saves a few additions per check for several times the memory and the time to build.
- */
-const KNOWN_MAX = 64;
-const WINDOW = 5;
-type Known = { key: Point; address: Address; tables?: Tabled };
-const known = new Map<string, Known>();
-
-function remember(key: Point, address: Address): void {
-  const id = address.toLowerCase();
-  if (known.has(id)) return;
-  if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value!);
-  known.set(id, { key, address });
-}
-
-/** What recoverSigner did, for the benchmark and the tests: how many signatures took the shortcut. */
-export const signatureStats = { shortcut: 0, recovered: 0 };
+/** The curve's order n: r and s must lie in [1, n − 1]. */
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /** The recovery bit of v as viem reads it (0, 1, 27, 28; formats.ts admits no other). */
 const recoveryBit = (v: number) => (v >= 27 ? v - 27 : v);
 
 /**
- * Whether (r, s, v) over `digest` is the signature of the known key: u1·G + u2·P (u1 = h/s, u2 = r/s) is the point
- * R recovery would rebuild (x = r exactly, y of the recovery bit's parity).
- */
-function signedBy(k: Known, digest: Uint8Array, r: bigint, s: bigint, bit: number): boolean {
-  if (r <= 0n || r >= N || s <= 0n || s >= N) return false;
-  generator ??= tabled(Point.BASE, 8);
-  k.tables ??= tabled(k.key, WINDOW);
-  const h = mod(BigInt(`0x${Buffer.from(digest).toString("hex")}`), N);
-  const sInverse = invert(s, N);
-  const sum = times(generator, mod(h * sInverse, N)).add(times(k.tables, mod(r * sInverse, N)));
-  if (sum.equals(Point.ZERO)) return false;
-  const { x, y } = sum.toAffine();
-  return x === r && Number(y & 1n) === bit;
-}
-
-/**
- * The address that signed `digest` with s.signature: the signer named in the package when its known key verifies
- * it, else the address of the key recovery gives. Throws what recovery throws on an invalid signature.
+ * The address that signed `digest` with s.signature: the address of the public key recovery gives. Throws on an
+ * invalid signature (verify.ts refuses it as such): r or s outside [1, n − 1], a v that is not 0, 1, 27 or 28, an r
+ * that is no point's x, or a signature that recovers no key.
  */
 export function recoverSigner(s: SignedOffchain, digest: Uint8Array): Address {
   const r = BigInt(s.signature.r);
   const sv = BigInt(s.signature.s);
+  // The bounds @noble/curves' Signature enforced, checked here on the numbers themselves: the 64 bytes below would
+  // otherwise drop the high digits of a longer word.
+  if (r < 1n || r >= N || sv < 1n || sv >= N) throw new Error("r or s is not in [1, n - 1]");
   const bit = recoveryBit(s.signature.v);
-  const k = s.signer ? known.get(s.signer.toLowerCase()) : undefined;
-  if (k && signedBy(k, digest, r, sv, bit)) {
-    // Most recently used last: the first out is the one unused longest.
-    known.delete(k.address.toLowerCase());
-    known.set(k.address.toLowerCase(), k);
-    signatureStats.shortcut++;
-    return k.address;
-  }
-  const key = new Signature(r, sv).addRecoveryBit(bit).recoverPublicKey(digest);
-  const address = addressOf(key);
-  signatureStats.recovered++;
-  // Only a signer this signature is accepted for: one the package names, or the attester of a bare one.
-  if (!s.signer || s.signer.toLowerCase() === address.toLowerCase()) remember(key, address);
-  return address;
-}
-
-/** Forgets the known signers (the tests, to take either path on purpose). */
-export function forgetSigners(): void {
-  known.clear();
+  // Only the point whose x is r itself: a recovery id of 2 or 3 (x = r + n) is no v that EAS's signers write.
+  if (bit !== 0 && bit !== 1) throw new Error(`v ${s.signature.v} is not 0, 1, 27 or 28`);
+  const compact = new Uint8Array(64);
+  putUint(compact, 0, r);
+  putUint(compact, 32, sv);
+  // 65 bytes, 0x04 ‖ x ‖ y; null when the signature recovers no key. A high s is recovered as it is (libsecp256k1's
+  // recovery, like @noble/curves' recoverPublicKey before it, requires no low s): the twin (r, n − s) with the
+  // other parity is the same signer's, as viem's recoverTypedDataAddress says.
+  const key = recover(digest, compact, bit, false);
+  if (!key) throw new Error("the signature recovers no key");
+  return getAddress(`0x${Buffer.from(keccak_256(key.subarray(1)).subarray(12)).toString("hex")}`);
 }

@@ -1,14 +1,18 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  BESIDE_MODULE,
   buildInto,
   FUNCTION_NODE_OPTIONS,
   functionModules,
   HANDLER,
+  node24Binary,
   OPTIONAL_PEERS,
   outputFunctions,
   readVercelJson,
@@ -20,8 +24,9 @@ import { adminQuery, usingPostgres, withDatabase } from "../helpers/test-db.js";
 
 /**
  * What ships (.vercel/output; in CI, what the real `vercel build` wrote): only public/ as static files, one bundled
- * function per api/ file (its entry file, and for the publishing function the chunks it imports) with nothing beside
- * it but what its vercel.json `includeFiles` names, the Node 24 runtime, and vercel.json's crons.
+ * function per api/ file (its entry file, and for the publishing function the chunks it imports and the
+ * WebAssembly its verifier reads) with nothing beside it but what its vercel.json `includeFiles` names, the Node 24
+ * runtime, and vercel.json's crons.
  */
 let output: ReturnType<typeof builtOutputCopy>;
 beforeAll(() => {
@@ -61,6 +66,8 @@ const SHIPPED: Record<string, string[]> = {
     "node_modules/world-atlas/countries-50m.json",
     "node_modules/world-atlas/package.json",
   ],
+  // The signature check's libsecp256k1 (tiny-secp256k1's WebAssembly), beside the chunk of the verifier that reads it.
+  "/api/v0/location-records": ["chunks/secp256k1.wasm"],
   // GraphiQL's browser build and the React build it runs on, for /graphql.
   "/api/graphql/assets/[file]": [
     "node_modules/graphiql/graphiql.min.css",
@@ -162,6 +169,48 @@ describe("functions", () => {
     expect(sync.includes(H3)).toBe(true);
     // The list's alias also takes off-chain publications (POST): it verifies with viem, loaded only for a POST.
     expect(publishing.map((fn) => fn.route.path)).toEqual(["/api/v0/location-records"]);
+  });
+
+  it("only the publishing function carries the signature check's WebAssembly: beside the chunk its POST loads that reads it, never loaded at import, and that chunk imports from the copy (the .wasm read and compiled)", async () => {
+    const publishing = outputFunctions(ROOT).filter((fn) => fn.publishes);
+    const wasm = BESIDE_MODULE.flatMap((b) => b.files).filter((f) => f.endsWith(".wasm"));
+    expect(wasm).toEqual(["node_modules/tiny-secp256k1/lib/secp256k1.wasm"]);
+    // The loader's call: readFileSync(path("secp256k1.wasm")), the path made from its module's import.meta.url.
+    const READS = JSON.stringify(basename(wasm[0]!));
+    const readers: string[] = [];
+    for (const { route } of apiRoutes()) {
+      const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
+      const { loaded, lazy } = await functionModules(dir);
+      const reading = (files: string[]) =>
+        files.filter((f) => readFileSync(join(dir, f), "utf8").includes(READS));
+      expect(reading(loaded), route.path).toEqual([]);
+      const wasmFiles = walk(dir).filter((f) => f.endsWith(".wasm"));
+      if (!publishing.some((fn) => fn.route.path === route.path)) {
+        expect(reading(lazy), route.path).toEqual([]);
+        expect(wasmFiles, route.path).toEqual([]);
+        continue;
+      }
+      const [reader, ...more] = reading(lazy);
+      expect(more, route.path).toEqual([]);
+      expect(reader, route.path).toBeDefined();
+      expect(wasmFiles).toEqual([`${dirname(reader!)}/${basename(wasm[0]!)}`]);
+      expect(readFileSync(join(dir, wasmFiles[0]!)).equals(readFileSync(join(ROOT, wasm[0]!)))).toBe(true);
+      readers.push(join(dir, reader!));
+    }
+    expect(readers).toHaveLength(1);
+    // Imported in a fresh process on the production Node where there is one, from the copy outside the repository:
+    // the module compiles the WebAssembly as it loads, so a missing or misplaced .wasm fails here.
+    const node = node24Binary(ROOT) ?? process.execPath;
+    const out = execFileSync(
+      node,
+      [
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(pathToFileURL(readers[0]!).href)}); console.log(Object.keys(m).length > 0)`,
+      ],
+      { env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent" }, encoding: "utf8" },
+    );
+    expect(out.trim()).toBe("true");
   });
 
   it("every [param] file is the destination of a vercel.json rewrite (nothing else reaches it when deployed)", () => {

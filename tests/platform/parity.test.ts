@@ -429,6 +429,20 @@ describe.skipIf(!ready)("the built output on Node 24 answers as the local router
     const held = await send(post(signed), "local");
     expect(held.status, held.body).toBe(200);
     expect(held.body).toBe(shipped.body);
+    // The high-s twin of the signature (n - s, the other parity) is the same signer's: the shipped verifier
+    // (libsecp256k1, its WebAssembly read from the function's directory) takes it, and the record is already held.
+    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const twin = {
+      ...signed,
+      signature: {
+        r: signed.signature.r,
+        s: `0x${(N - BigInt(signed.signature.s)).toString(16).padStart(64, "0")}`,
+        v: signed.signature.v === 27 ? 28 : 27,
+      },
+    };
+    const again = await send(post(twin), "shipped");
+    expect(again.status, again.body).toBe(200);
+    expect(again.body).toBe(shipped.body);
     // Signed by another key than the one the uid and signature say: both refuse it alike, after recovering it.
     const refused = [
       post({ ...signed, signature: { ...signed.signature, r: `0x${"1".repeat(64)}` } }),
