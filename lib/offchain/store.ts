@@ -154,9 +154,14 @@ async function drain(db: Db, q: Queue): Promise<void> {
 
 const keyOf = (chainId: number, uid: string) => `${chainId}:${uid}`;
 
+/** Inserts made and the rows they carried, in this instance (the benchmark prints rows per insert). */
+export const insertStats = { inserts: 0, rows: 0 };
+
 async function insertRows(db: Db, batch: readonly Waiting[]): Promise<Map<string, OffchainRecordRow>> {
   const json = `[${batch.map((w) => rowJson(w.row)).join(",")}]`;
   const rows = await queryRows(db, sql`${INSERT[0]}${json}${INSERT[1]}`);
+  insertStats.inserts++;
+  insertStats.rows += batch.length;
   const inserted = new Map<string, OffchainRecordRow>();
   for (const raw of rows) {
     const row = fromDriver(raw);
