@@ -189,6 +189,25 @@ function pastKeys(keys: SortKey[], values: unknown[], before: boolean, i = 0): S
 }
 
 /**
+ * Rows past `values` from key `i` on, written for the index that leads with key `i`: a seek (`k <= v`, or `>=`),
+ * which the index starts from, and past it `k <> v` or a tie decided by the further keys. The same rows as
+ * pastKeys, each condition written once: PostgreSQL estimates each condition apart and multiplies their
+ * selectivities, so a range written twice (the seek `k <= v` and the exact `k < v or …` beside it) or a null test
+ * twice made it expect a small part of the rows it reads. Near the end of a list, where the rows left are a few
+ * pages, it then expected fewer rows than the page and read them all by a bitmap and sorted them, page after page,
+ * instead of reading the page from the index. A nullable key `i` > 0 keeps pastKeys' form (the seek would drop
+ * its nulls); the first key's nulls are a part of their own (keysetSegments).
+ */
+function seekPast(keys: SortKey[], values: unknown[], before: boolean, i: number): SQL | undefined {
+  const k = keys[i];
+  const v = values[i];
+  if (!k || v === null || v === undefined || (i > 0 && k.nullable)) return pastKeys(keys, values, before, i);
+  const seek =
+    k.descending !== before ? sql`${k.column} <= ${param(k, v)}` : sql`${k.column} >= ${param(k, v)}`;
+  return and(seek, or(sql`${k.column} <> ${param(k, v)}`, pastKeys(keys, values, before, i + 1)));
+}
+
+/**
  * A keyset page's ORDER BY lists (reading forward or `backward`) and its first key's null tests: the same for every
  * page of a sort, so rendered once (shapeOf).
  */
@@ -237,23 +256,20 @@ export function keysetSegments(
   const backward = options.backward ?? cursor?.direction === "prev";
   const [first] = keys as [SortKey, ...SortKey[]];
   const { nonNullOrder, restOrder, isNull, isNotNull } = segmentOrders(order, backward, !!options.avoidIndex);
-  const position = cursor ? pastKeys(keys, cursor.values, backward) : undefined;
-  const v0 = cursor?.values[0];
-  // The seek: a plain bound on the first key, which the index can start from (the exact condition is `position`).
-  const seek =
-    cursor && v0 !== null && v0 !== undefined
-      ? first.descending !== backward
-        ? sql`${first.column} <= ${param(first, v0)}`
-        : sql`${first.column} >= ${param(first, v0)}`
-      : undefined;
-  if (!first.nullable) return [{ where: and(seek, position), orderBy: nonNullOrder }];
+  const values = cursor?.values ?? [];
+  const v0 = values[0];
+  const onValue = cursor !== undefined && v0 !== null && v0 !== undefined;
+  const past = onValue ? seekPast(keys, values, backward, 0) : undefined;
+  if (!first.nullable) return [{ where: past, orderBy: nonNullOrder }];
   const nonNull: Segment = {
-    where: and(isNotNull, seek, position),
+    where: and(isNotNull, past),
     orderBy: nonNullOrder,
     part: { field: first.field, nulls: false },
   };
+  // After (forward) a cursor on a value, every null is past it; after a cursor on a null, the further keys decide,
+  // the second one read from the nulls' own index (uid, chain id) by a seek as the first key is.
   const onlyNulls: Segment = {
-    where: and(isNull, position),
+    where: and(isNull, cursor && !onValue ? seekPast(keys, values, backward, 1) : undefined),
     orderBy: restOrder,
     part: { field: first.field, nulls: true },
   };
