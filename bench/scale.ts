@@ -36,7 +36,8 @@
  * every filter the map sends, z0-z16, and the write path's cost per proof), --db NAME (the database: SCALE_DB,
  * `lpqs_bench_scale` unless BENCH_SCALE_DB names another), --offchain N (reads beside off-chain records: the latency
  * section runs twice, before and after N off-chain records are inserted, with four `source=all` request types more,
- * and prints each type's HTTP/SQL ratio in both runs and its change; the records are removed at the end),
+ * and prints each type's HTTP/SQL ratio in both runs and its change; the records are removed at the end; --rounds R
+ * alternates the two states R times, each ratio the median of its rounds),
  * --compare M (beside a run of M proofs on this machine: each run writes its figures to
  * artifacts/bench-scale-<rows>.json, and this one prints each HTTP p50 against that run's, and the harvests' times).
  */
@@ -87,6 +88,7 @@ const ARGS = benchArgs({
     "harvest-budget": 300,
     "warm-up": 40,
     offchain: 0,
+    rounds: 1,
     compare: 0,
   },
   flags: ["keep"],
@@ -403,21 +405,43 @@ async function main() {
     if (ARGS.offchain && runs("latency")) await handle.db.execute(sql`truncate offchain_records`);
     await latencyRound(latency);
     if (ARGS.offchain && runs("latency")) {
-      const started = performance.now();
-      await insertOffchain(ARGS.offchain);
+      // --rounds R: the two states take turns R times (without, with, without, …), each type's ratio the median of
+      // its rounds, so a drift of the machine's load falls on both states alike.
+      const without: Record<string, { http: number; sql: number }>[] = [latency];
+      const beside: Record<string, { http: number; sql: number }>[] = [];
+      for (let round = 0; round < ARGS.rounds; round++) {
+        if (round > 0) {
+          await handle.db.execute(sql`truncate offchain_records`);
+          say(`\nRound ${round + 1}, without off-chain records:`);
+          await warmUp();
+          const again: Record<string, { http: number; sql: number }> = {};
+          await latencyRound(again);
+          without.push(again);
+        }
+        const started = performance.now();
+        await insertOffchain(ARGS.offchain);
+        say(
+          `\n${ARGS.rounds > 1 ? `Round ${round + 1}, the` : "The"} same with ${ARGS.offchain.toLocaleString("en")} off-chain records beside the proofs (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s):`,
+        );
+        await warmUp();
+        const withRecords: Record<string, { http: number; sql: number }> = {};
+        await latencyRound(withRecords);
+        beside.push(withRecords);
+      }
+      const ratioOf = (rounds: Record<string, { http: number; sql: number }>[], name: string) => {
+        const ratios = rounds
+          .flatMap((r) => (r[name] ? [r[name].http / r[name].sql] : []))
+          .sort((x, y) => x - y);
+        const mid = ratios.length / 2;
+        // The median; of an even number, the mean of the middle two.
+        return ratios.length ? (ratios[Math.floor(mid)]! + ratios[Math.ceil(mid) - 1]!) / 2 : undefined;
+      };
       say(
-        `\nThe same with ${ARGS.offchain.toLocaleString("en")} off-chain records beside the proofs (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s):`,
+        `\nHTTP/SQL p50 ratio without and with ${ARGS.offchain.toLocaleString("en")} off-chain records${ARGS.rounds > 1 ? ` (each the median of ${ARGS.rounds} rounds)` : ""}; goal: each within 10 %`,
       );
-      await warmUp();
-      const beside: Record<string, { http: number; sql: number }> = {};
-      await latencyRound(beside);
-      say(
-        `\nHTTP/SQL p50 ratio without and with ${ARGS.offchain.toLocaleString("en")} off-chain records; goal: each within 10 %`,
-      );
-      for (const [name, before] of Object.entries(latency)) {
-        const after = beside[name];
-        if (!after) continue;
-        const [a, b] = [before.http / before.sql, after.http / after.sql];
+      for (const name of Object.keys(latency)) {
+        const [a, b] = [ratioOf(without, name), ratioOf(beside, name)];
+        if (a === undefined || b === undefined) continue;
         const change = (100 * (b - a)) / a;
         say(
           `${pad(name, 42)} ${lpad(a.toFixed(2), 6)} ${lpad(b.toFixed(2), 6)} ${lpad(`${change >= 0 ? "+" : ""}${change.toFixed(1)} %`, 9)}  ${Math.abs(change) <= 10 ? "met" : "MISSED"}`,
