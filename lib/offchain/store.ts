@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { type Column, getTableColumns, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import { type Db, queryRows } from "../../db/client.js";
@@ -105,6 +106,8 @@ export async function storeRecord(db: Db, row: NewOffchainRecordRow): Promise<St
  */
 type Waiting = {
   row: NewOffchainRecordRow;
+  /** Runs a function in this publication's async context: its request's budget and deadline (request-budget.ts). */
+  within: <R>(work: () => R) => R;
   resolve: (inserted: OffchainRecordRow | undefined) => void;
   reject: (error: unknown) => void;
 };
@@ -123,7 +126,7 @@ function insertBatched(db: Db, row: NewOffchainRecordRow): Promise<OffchainRecor
   }
   const q = queue;
   return new Promise((resolve, reject) => {
-    q.waiting.push({ row, resolve, reject });
+    q.waiting.push({ row, within: AsyncLocalStorage.snapshot(), resolve, reject });
     if (!q.running) void drain(db, q);
   });
 }
@@ -133,14 +136,17 @@ async function drain(db: Db, q: Queue): Promise<void> {
   try {
     while (q.waiting.length > 0) {
       const batch = q.waiting.splice(0, BATCH_MAX);
+      // Each insert runs in the context of a publication it carries, the latest to arrive (its request has the most
+      // time left), never in that of the publication that started the drain: a drain lasts as long as publications
+      // keep coming, and a statement sent in a finished request's context would be refused for its spent budget.
       try {
-        settle(batch, await insertRows(db, batch));
+        settle(batch, await batch[batch.length - 1]!.within(() => insertRows(db, batch)));
       } catch (error) {
         if (batch.length === 1) batch[0]!.reject(error);
         else
           for (const one of batch) {
             try {
-              settle([one], await insertRows(db, [one]));
+              settle([one], await one.within(() => insertRows(db, [one])));
             } catch (e) {
               one.reject(e);
             }
