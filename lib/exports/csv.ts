@@ -1,12 +1,12 @@
 import { geojsonToWKT } from "@terraformer/wkt";
 import { type SQL, sql } from "drizzle-orm";
 import { locationProofs as p } from "../../db/schema.js";
+import { listBytes } from "../http/respond.js";
 import { distanceJson, type RowJson } from "../proofs/json-sql.js";
 import { OGC_PROPERTIES, type PropertyType } from "../proofs/properties.js";
 import { renderedOnce } from "../proofs/sql-once.js";
 import type { ExportColumn, Geometry, ParsedFeature } from "./columns.js";
 import { columnValue } from "./columns.js";
-import { utf8Texts } from "./utf8.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
 /**
@@ -26,7 +26,7 @@ export function csvWriter({ columns, points }: WriterOptions): ExportWriter {
     return {
       rowSql: csvPointRecord,
       start: header,
-      write: (records) => [utf8Texts(records)],
+      write: (records) => [listBytes("", records, "", "")],
       finish: () => [],
     };
   }
@@ -44,7 +44,7 @@ export function csvWriter({ columns, points }: WriterOptions): ExportWriter {
         }
         return `${text}\r\n`;
       });
-      return [utf8Texts(records)];
+      return [listBytes("", records, "", "")];
     },
     finish: () => [],
   };

@@ -1,4 +1,4 @@
-import { utf8Texts } from "./utf8.js";
+import { listBytes } from "../http/respond.js";
 import type { ExportWriter } from "./writer.js";
 
 /**
@@ -9,7 +9,9 @@ import type { ExportWriter } from "./writer.js";
 export function geojsonSeqWriter(): ExportWriter {
   return {
     start: () => [],
-    write: (features) => [utf8Texts(features, 0x1e, 0x0a)],
+    // Each feature between a record separator and a line feed: the record separator before the first, a line feed
+    // and the next record separator between two, a line feed after the last.
+    write: (features) => (features.length ? [listBytes("\x1e", features, "\n", "\n\x1e")] : []),
     finish: () => [],
   };
 }

@@ -70,25 +70,33 @@ export function bytesResponse(
 }
 
 /**
- * A JSON document around a list of JSON texts (rows written by PostgreSQL): `head`, the texts separated by commas,
- * `tail`, encoded straight into one buffer of the exact size. Joining many long strings in V8 and encoding the
- * result is much slower; encoding each text into a buffer of its own and concatenating those copies every byte
- * twice more (and a buffer per row is garbage the collector must then find).
+ * A document around a list of texts (rows written by PostgreSQL): `head`, the texts with `separator` between them (a
+ * comma by default, a JSON array's), `tail`, encoded straight into one buffer of the exact size. Joining many long
+ * strings in V8 and encoding the result is much slower (V8 flattens the joined string before it can encode it);
+ * encoding each text into a buffer of its own and concatenating those copies every byte twice more (and a buffer per
+ * row is garbage the collector must then find). The JSON lists and the downloads' text formats are written so.
  */
-export function listBytes(head: string, texts: readonly string[], tail: string): Buffer<ArrayBuffer> {
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, texts.length - 1);
+export function listBytes(
+  head: string,
+  texts: readonly string[],
+  tail: string,
+  separator = ",",
+): Buffer<ArrayBuffer> {
+  const between = separator === "," ? COMMA : Buffer.from(separator, "utf8");
+  let size =
+    Buffer.byteLength(head) + Buffer.byteLength(tail) + between.length * Math.max(0, texts.length - 1);
   for (const text of texts) size += Buffer.byteLength(text);
   const bytes = Buffer.allocUnsafe(size);
   let at = bytes.write(head, 0);
   for (let i = 0; i < texts.length; i++) {
-    if (i > 0) bytes[at++] = COMMA;
+    if (i > 0) for (let j = 0; j < between.length; j++) bytes[at++] = between[j]!;
     at += bytes.write(texts[i]!, at);
   }
   bytes.write(tail, at);
   return bytes;
 }
 
-const COMMA = 0x2c;
+const COMMA = Buffer.from(",");
 export function json(body: unknown, init: ResponseInit = {}): Response {
   return textResponse(stringify(body), { ...init, contentType: init.contentType ?? JSON_TYPE });
 }
