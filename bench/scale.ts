@@ -114,6 +114,8 @@ const CONTINENT = "bbox=-10,35,30,60";
 const cql = (text: string) => `filter=${encodeURIComponent(text)}`;
 
 type RequestType = { name: string; path: string };
+/** Each request type's HTTP and SQL p50 in one latency round. */
+type Latencies = Record<string, { http: number; sql: number }>;
 const REQUESTS: RequestType[] = [
   { name: "v0 default page (100)", path: `${V0}` },
   { name: "v0 chain=base", path: `${V0}?chain=base` },
@@ -339,7 +341,7 @@ async function main() {
     say(
       `\n${pad("request", 42)} ${lpad("matched", 9)} ${lpad("HTTP p50", 9)} ${lpad("p99", 7)} ${lpad("SQL p50", 8)} ${lpad("p99", 7)} ${lpad("floor", 6)} ${lpad("ratio", 6)} ${lpad("CPU ms", 7)}  goal p50 <= 1.5xSQL+1`,
     );
-    const latency: Record<string, { http: number; sql: number }> = {};
+    const latency: Latencies = {};
     // A deployed function serves warm under steady traffic (its cold start is bench:cold's figure): every request
     // type runs --warm-up times first, as a whole, so that the code all of them share is compiled by the JIT before any
     // is timed. (Five requests each had left the first types timed on unoptimised code: twice the CPU.) The write
@@ -350,7 +352,7 @@ async function main() {
       }
     };
     if (runs("latency") || runs("write")) await warmUp();
-    const latencyRound = async (latency: Record<string, { http: number; sql: number }>) => {
+    const latencyRound = async (latency: Latencies) => {
       for (const r of runs("latency") ? [...REQUESTS, ...SOURCE_ALL] : []) {
         const recorded = await statementsOf(r.path).catch((error: Error) => error);
         if (recorded instanceof Error) {
@@ -407,14 +409,14 @@ async function main() {
     if (ARGS.offchain && runs("latency")) {
       // --rounds R: the two states take turns R times (without, with, without, …), each type's ratio the median of
       // its rounds, so a drift of the machine's load falls on both states alike.
-      const without: Record<string, { http: number; sql: number }>[] = [latency];
-      const beside: Record<string, { http: number; sql: number }>[] = [];
+      const without: Latencies[] = [latency];
+      const beside: Latencies[] = [];
       for (let round = 0; round < ARGS.rounds; round++) {
         if (round > 0) {
           await handle.db.execute(sql`truncate offchain_records`);
           say(`\nRound ${round + 1}, without off-chain records:`);
           await warmUp();
-          const again: Record<string, { http: number; sql: number }> = {};
+          const again: Latencies = {};
           await latencyRound(again);
           without.push(again);
         }
@@ -424,11 +426,11 @@ async function main() {
           `\n${ARGS.rounds > 1 ? `Round ${round + 1}, the` : "The"} same with ${ARGS.offchain.toLocaleString("en")} off-chain records beside the proofs (inserted in ${((performance.now() - started) / 1000).toFixed(1)} s):`,
         );
         await warmUp();
-        const withRecords: Record<string, { http: number; sql: number }> = {};
+        const withRecords: Latencies = {};
         await latencyRound(withRecords);
         beside.push(withRecords);
       }
-      const ratioOf = (rounds: Record<string, { http: number; sql: number }>[], name: string) => {
+      const ratioOf = (rounds: Latencies[], name: string) => {
         const ratios = rounds
           .flatMap((r) => (r[name] ? [r[name].http / r[name].sql] : []))
           .sort((x, y) => x - y);
