@@ -100,6 +100,38 @@ const STATISTICS = new Set<ExportColumn["type"]>(["integer", "number", "boolean"
 const DISTINCT = new Set(["id", "uid", "tx_hash", "location", "recipe_payload", "media_data"]);
 
 /**
+ * Whether a text column's values in a row group are nearly all distinct, judged on a sample as hyparquet-writer
+ * judges a dictionary (which it keeps only when it halves the plain bytes): such a column is written plain from the
+ * start, its values as bytes (utf8Views), rather than tried as a dictionary, refused, and encoded value by value.
+ * (Addresses and free text: provers, subjects and memos often differ from row to row.)
+ */
+function nearlyDistinct(values: unknown[]): boolean {
+  const size = Math.min(values.length, 1000);
+  const seen = new Set<unknown>();
+  for (let i = 0; i < size; i++) seen.add(values[Math.floor((i * values.length) / size)]);
+  return seen.size > 0.9 * size;
+}
+
+/**
+ * A plain text column's values as UTF-8: every string of the row group written into one buffer, each value a view
+ * of its bytes. The writer would otherwise encode each value into an array of its own (one allocation per value,
+ * each with its own backing store, all alive until the group is written).
+ */
+function utf8Views(values: unknown[]): unknown[] {
+  let size = 0;
+  for (const v of values) if (typeof v === "string") size += Buffer.byteLength(v);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  return values.map((v) => {
+    if (typeof v !== "string") return v;
+    const end = at + bytes.write(v, at);
+    const view = bytes.subarray(at, end);
+    at = end;
+    return view;
+  });
+}
+
+/**
  * The GeoParquet 1.1 file metadata (`geo`): the primary geometry column, WKB, CRS84 (the default, so no `crs`
  * member), the geometry types a collection holds ([] for the shapes: any), and the bbox covering column that lets
  * a reader skip row groups by their statistics.
@@ -161,16 +193,29 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   });
   const rows = tableRows(points, columns);
   const types = columns.map((c) => c.type);
+  // The text columns (UTF-8, not JSON): written plain as bytes (utf8Views) when their values are distinct.
+  const text = columns.map((c) => leafOf(c).converted_type === "UTF8");
   // The row group being gathered, column by column: each row's values go straight into their columns.
   let data: unknown[][] = [];
   let geometries: (Uint8Array | null)[] = [];
   let boxes: (Bounds | null)[] = [];
   let groupBytes = 0;
+  // The row group's point geometries, one buffer (a group holds at most ROW_GROUP_ROWS), made when the first is.
+  let wkb: Buffer | undefined;
+  let wkbAt = 0;
   const clear = () => {
     data = columns.map(() => []);
     geometries = [];
     boxes = [];
     groupBytes = 0;
+    wkb = undefined;
+    wkbAt = 0;
+  };
+  const point = (x: number, y: number) => {
+    wkb ??= Buffer.allocUnsafe(ROW_GROUP_ROWS * POINT_WKB_BYTES);
+    const bytes = pointWkb(wkb, wkbAt, x, y);
+    wkbAt += POINT_WKB_BYTES;
+    return bytes;
   };
   clear();
   const add = (values: unknown[]) => {
@@ -181,12 +226,15 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
     parquet.write({
       rowGroupSize: geometries.length,
       columnData: [
-        ...columns.map((column, i) => ({
-          name: column.name,
-          data: data[i]!,
-          statistics: STATISTICS.has(column.type),
-          ...(DISTINCT.has(column.name) ? { encoding: "PLAIN" as const } : {}),
-        })),
+        ...columns.map((column, i) => {
+          const plain = DISTINCT.has(column.name) || (text[i] && nearlyDistinct(data[i]!));
+          return {
+            name: column.name,
+            data: plain && text[i] ? utf8Views(data[i]!) : data[i]!,
+            statistics: STATISTICS.has(column.type),
+            ...(plain ? { encoding: "PLAIN" as const } : {}),
+          };
+        }),
         { name: "geometry", data: geometries, statistics: false },
         { name: "bbox", data: boxes },
       ],
@@ -209,7 +257,7 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
           const values = rows.values(text);
           const xy = rows.point(values);
           add(values);
-          geometries.push(xy ? pointWkb(xy[0], xy[1]) : null);
+          geometries.push(xy ? point(xy[0], xy[1]) : null);
           boxes.push(xy ? { xmin: xy[0], ymin: xy[1], xmax: xy[0], ymax: xy[1] } : null);
         } else {
           const row = rows.feature(text);
@@ -231,15 +279,19 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   };
 }
 
-/** A point's WKB (ISO, little-endian: byte order 1, type 1, x, y), made from its coordinates as geojsonToWkb would. */
-function pointWkb(x: number, y: number): Uint8Array {
-  const bytes = new Uint8Array(21);
-  const view = new DataView(bytes.buffer);
-  view.setUint8(0, 1);
-  view.setUint32(1, 1, true);
-  view.setFloat64(5, x, true);
-  view.setFloat64(13, y, true);
-  return bytes;
+/** The bytes of a point's WKB. */
+const POINT_WKB_BYTES = 21;
+
+/**
+ * A point's WKB (ISO, little-endian: byte order 1, type 1, x, y), as geojsonToWkb would write it, at `at` in `into`:
+ * a row group's points share one buffer, as its text does (utf8Views).
+ */
+function pointWkb(into: Buffer, at: number, x: number, y: number): Buffer {
+  into[at] = 1;
+  into.writeUInt32LE(1, at + 1);
+  into.writeDoubleLE(x, at + 5);
+  into.writeDoubleLE(y, at + 13);
+  return into.subarray(at, at + POINT_WKB_BYTES);
 }
 
 type Bounds = { xmin: number; ymin: number; xmax: number; ymax: number };

@@ -33,18 +33,28 @@ const FILTERS = [
 ];
 const work = mkdtempSync(join(tmpdir(), "lpqs-exports-"));
 
-/** Every feature id of the items for a query, in order, by following next links (the harvest a client does today). */
-async function harvest(path: string, query: string): Promise<string[]> {
-  const ids: string[] = [];
+type HarvestedFeature = {
+  id: string;
+  geometry: { type: string; coordinates: number[] } | null;
+  properties: Record<string, unknown>;
+};
+
+/** Every feature of the items for a query, in order, by following next links (the harvest a client does today). */
+async function harvestFeatures(path: string, query: string): Promise<HarvestedFeature[]> {
+  const features: HarvestedFeature[] = [];
   let url: string | null = `${path}?limit=1000${query ? `&${query}` : ""}`;
   while (url) {
     const res = await app.get(url.replace(TEST_BASE, ""));
     expect(res.status, url).toBe(200);
-    ids.push(...res.body.features.map((f: { id: string }) => f.id));
+    features.push(...res.body.features);
     url = res.body.links.find((l: { rel: string }) => l.rel === "next")?.href ?? null;
   }
-  return ids;
+  return features;
 }
+
+/** Every feature id of the items for a query, in order (harvestFeatures). */
+const harvest = async (path: string, query: string): Promise<string[]> =>
+  (await harvestFeatures(path, query)).map((f) => f.id);
 
 async function download(path: string, query: string, init?: RequestInit) {
   const res = await app.request(`${path}?${query}`, init);
@@ -77,6 +87,13 @@ async function fgbIdsOf(bytes: Uint8Array): Promise<string[]> {
   return ids;
 }
 
+/** A point's coordinates from its WKB in hex (ISO, little-endian), or a throw for any other geometry. */
+function pointOfWkb(hex: string): number[] {
+  const bytes = Buffer.from(hex, "hex");
+  expect([bytes.length, bytes[0], bytes.readUInt32LE(1)]).toEqual([21, 1, 1]);
+  return [bytes.readDoubleLE(5), bytes.readDoubleLE(13)];
+}
+
 const seqIds = (text: string) =>
   text
     .split("\x1e")
@@ -89,7 +106,8 @@ const seqIds = (text: string) =>
 describe("downloads hold exactly the harvest of the items for the same filter", () => {
   for (const query of FILTERS) {
     it(`GeoJSON Text Sequence, CSV, GeoParquet, FlatGeobuf: ${query || "no filter"}`, async () => {
-      const expected = await harvest(ITEMS, query);
+      const features = await harvestFeatures(ITEMS, query);
+      const expected = features.map((f) => f.id);
       expect(expected.length).toBeGreaterThan(0);
       const q = (f: string) => `f=${f}${query ? `&${query}` : ""}`;
 
@@ -129,6 +147,19 @@ describe("downloads hold exactly the harvest of the items for the same filter", 
       );
       expect(parquetRows.map((r) => r.id)).toEqual(expected);
       expect(parquetRows.every((r) => r.lon_ok)).toBe(true);
+      // The text, written plain (a row group's values of a column share one buffer) or as a dictionary, and each
+      // point's WKB, value by value.
+      const text = ["uid", "tx_hash", "location", "prover", "subject", "memo", "chain"];
+      const values = await duck<Record<string, string | null> & { wkb: string | null }>(
+        `set enable_geoparquet_conversion = false;
+         select ${text.join(", ")}, hex(geometry) as wkb from read_parquet('${parquetFile}')`,
+      );
+      expect(values.map((r) => text.map((k) => r[k]))).toEqual(
+        features.map((f) => text.map((k) => f.properties[k] ?? null)),
+      );
+      expect(values.map((r) => r.wkb && pointOfWkb(r.wkb))).toEqual(
+        features.map((f) => f.geometry?.coordinates ?? null),
+      );
 
       const fgb = await download(ITEMS, q("fgb"));
       expect(fgb.res.headers.get("content-type")).toBe("application/flatgeobuf");
