@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransactionConfig } from "drizzle-orm/pg-core";
 import { beforeStatement, timeLeft } from "../lib/budget/request-budget.js";
 import { type Config, ConfigError, getConfig, requireDatabaseUrl } from "../lib/config.js";
+import { warmWhenReused } from "./backend-warmup.js";
 import { DatabaseTimeoutError, isDatabaseOutage } from "./errors.js";
 import { namedQuery, PREPARED_PLAN_MODE } from "./prepared.js";
 import { bucket, readKey } from "./read-scope.js";
@@ -198,6 +199,16 @@ const poolOptions = (url: string, budgets: DatabaseBudgets) => ({
   application_name: APPLICATION_NAME,
 });
 
+/** A new pool as the service uses it: callbacks in the caller's context, connections warmed when reused. */
+const servicePool = <P extends { connect(...args: any[]): unknown }>(pool: P, options: ConnectOptions): P =>
+  keepCallerContext(options.warmBackends === false ? pool : warmWhenReused(pool));
+
+/** How connect() opens a pool; the defaults are the service's. */
+export type ConnectOptions = {
+  /** false: connections are never warmed (db/backend-warmup.ts), for `npm run bench:backends` to compare. */
+  warmBackends?: boolean;
+};
+
 /**
  * Opens a server database. The drivers are imported lazily so a function only loads the one it uses.
  * PGlite is not reachable from here on purpose: it is injected (db/pglite.ts) by the dev server and tests, so it
@@ -212,6 +223,7 @@ export async function connect(
   url: string,
   override?: string,
   budgets: DatabaseBudgets = getConfig().database,
+  options: ConnectOptions = {},
 ): Promise<DbHandle> {
   if (driverFor(url, override) === "neon") {
     const [{ Pool, Client, neonConfig }, { drizzle }, ws] = await Promise.all([
@@ -236,7 +248,7 @@ export async function connect(
         );
       }
     };
-    const pool = keepCallerContext(new DeadlinePool(poolOptions(url, budgets)));
+    const pool = servicePool(new DeadlinePool(poolOptions(url, budgets)), options);
     return pooledHandle<typeof pool, import("@neondatabase/serverless").PoolClient>(
       pool,
       "neon",
@@ -247,7 +259,7 @@ export async function connect(
     import("pg"),
     import("drizzle-orm/node-postgres"),
   ]);
-  const pool = keepCallerContext(
+  const pool = servicePool(
     new pg.Pool({
       ...poolOptions(url, budgets),
       Client: withDeadline(pg.Client as unknown as new (...args: any[]) => AnyClient, budgets, true) as never,
@@ -260,6 +272,7 @@ export async function connect(
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
     }),
+    options,
   );
   return pooledHandle<typeof pool, import("pg").PoolClient>(
     pool,
