@@ -43,13 +43,20 @@ async function warmBackend(client: { query(text: string): Promise<unknown> }): P
   }
 }
 
+/** The checkouts of each connection so far, counted up to WARM_AT_CHECKOUT only. */
 const checkouts = new WeakMap<object, number>();
 
-/** Warms `client` at its WARM_AT_CHECKOUT-th checkout. */
-async function checkedOut(client: object): Promise<void> {
+/**
+ * What `client`'s checkout waits for: the warm-up at its WARM_AT_CHECKOUT-th, else nothing (every other checkout goes
+ * on at once, as the pool handed it over).
+ */
+function warmupAt(client: object): Promise<void> | undefined {
   const n = (checkouts.get(client) ?? 0) + 1;
+  if (n > WARM_AT_CHECKOUT) return undefined;
   checkouts.set(client, n);
-  if (n === WARM_AT_CHECKOUT) await warmBackend(client as { query(text: string): Promise<unknown> });
+  return n === WARM_AT_CHECKOUT
+    ? warmBackend(client as { query(text: string): Promise<unknown> })
+    : undefined;
 }
 
 type ConnectCallback = (error: unknown, client?: object, done?: unknown) => void;
@@ -61,15 +68,16 @@ type ConnectCallback = (error: unknown, client?: object, done?: unknown) => void
 export function warmWhenReused<P extends { connect(...args: any[]): unknown }>(pool: P): P {
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   (pool as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
-    const callback = args[0];
+    const callback = args[0] as ConnectCallback | undefined;
     if (typeof callback !== "function")
-      return (connect() as Promise<object>).then(async (client) => {
-        await checkedOut(client);
-        return client;
+      return (connect() as Promise<object>).then((client) => {
+        const warming = warmupAt(client);
+        return warming ? warming.then(() => client) : client;
       });
     return connect((error: unknown, client?: object, done?: unknown) => {
-      if (error || !client) return (callback as ConnectCallback)(error, client, done);
-      void checkedOut(client).then(() => (callback as ConnectCallback)(error, client, done));
+      const warming = !error && client ? warmupAt(client) : undefined;
+      if (!warming) return callback(error, client, done);
+      void warming.then(() => callback(error, client, done));
     });
   };
   return pool;
