@@ -2,6 +2,7 @@ import * as zlib from "node:zlib";
 import type { SchemaElement } from "hyparquet";
 import { ByteWriter, geojsonToWkb, ParquetWriter } from "hyparquet-writer";
 import type { ExportColumn, Geometry } from "./columns.js";
+import { columnStore, GeometryStore } from "./parquet-columns.js";
 import { tableRows } from "./table-row.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
@@ -77,16 +78,6 @@ function leafOf(column: ExportColumn): SchemaElement {
 }
 
 /**
- * A value as the writer takes it for its leaf: integers as bigint, instants as their milliseconds, arrays and objects
- * as they are (the writer writes a JSON leaf's value as its JSON text).
- */
-function toParquet(value: unknown, type: ExportColumn["type"]): unknown {
-  if (value === null || value === undefined) return null;
-  if (type === "integer") return BigInt(value as number);
-  return type === "timestamp" ? Date.parse(value as string) : value;
-}
-
-/**
  * Whether a column carries statistics (min, max, nulls per row group): numbers, instants and booleans, which a reader
  * prunes row groups by (the bbox covering's are the geometry's). Text carries none: ids and hashes are spread over the
  * whole range in every group, so their bounds prune nothing, and computing them is a large part of the writer's work.
@@ -98,38 +89,6 @@ const STATISTICS = new Set<ExportColumn["type"]>(["integer", "number", "boolean"
  * built to be thrown away).
  */
 const DISTINCT = new Set(["id", "uid", "tx_hash", "location", "recipe_payload", "media_data"]);
-
-/**
- * Whether a text column's values in a row group are nearly all distinct, judged on a sample as hyparquet-writer
- * judges a dictionary (which it keeps only when it halves the plain bytes): such a column is written plain from the
- * start, its values as bytes (utf8Views), rather than tried as a dictionary, refused, and encoded value by value.
- * (Addresses and free text: provers, subjects and memos often differ from row to row.)
- */
-function nearlyDistinct(values: unknown[]): boolean {
-  const size = Math.min(values.length, 1000);
-  const seen = new Set<unknown>();
-  for (let i = 0; i < size; i++) seen.add(values[Math.floor((i * values.length) / size)]);
-  return seen.size > 0.9 * size;
-}
-
-/**
- * A plain text column's values as UTF-8: every string of the row group written into one buffer, each value a view
- * of its bytes. The writer would otherwise encode each value into an array of its own (one allocation per value,
- * each with its own backing store, all alive until the group is written).
- */
-function utf8Views(values: unknown[]): unknown[] {
-  let size = 0;
-  for (const v of values) if (typeof v === "string") size += Buffer.byteLength(v);
-  const bytes = Buffer.allocUnsafe(size);
-  let at = 0;
-  return values.map((v) => {
-    if (typeof v !== "string") return v;
-    const end = at + bytes.write(v, at);
-    const view = bytes.subarray(at, end);
-    at = end;
-    return view;
-  });
-}
 
 /**
  * The GeoParquet 1.1 file metadata (`geo`): the primary geometry column, WKB, CRS84 (the default, so no `crs`
@@ -192,60 +151,56 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
     ...COMPRESSION,
   });
   const rows = tableRows(points, columns);
-  const types = columns.map((c) => c.type);
-  // The text columns (UTF-8, not JSON): written plain as bytes (utf8Views) when their values are distinct.
-  const text = columns.map((c) => leafOf(c).converted_type === "UTF8");
-  // The row group being gathered, column by column: each row's values go straight into their columns.
-  let data: unknown[][] = [];
-  let geometries: (Uint8Array | null)[] = [];
-  let boxes: (Bounds | null)[] = [];
+  // The row group being gathered, column by column (lib/exports/parquet-columns.ts): each row's values go straight
+  // into their columns' stores as it is parsed.
+  const stores = columns.map((c) => columnStore(c, ROW_GROUP_ROWS, DISTINCT.has(c.name)));
+  const geometry = new GeometryStore(ROW_GROUP_ROWS);
   let groupBytes = 0;
-  // The row group's point geometries, one buffer (a group holds at most ROW_GROUP_ROWS), made when the first is.
-  let wkb: Buffer | undefined;
-  let wkbAt = 0;
-  const clear = () => {
-    data = columns.map(() => []);
-    geometries = [];
-    boxes = [];
-    groupBytes = 0;
-    wkb = undefined;
-    wkbAt = 0;
-  };
-  const point = (x: number, y: number) => {
-    wkb ??= Buffer.allocUnsafe(ROW_GROUP_ROWS * POINT_WKB_BYTES);
-    const bytes = pointWkb(wkb, wkbAt, x, y);
-    wkbAt += POINT_WKB_BYTES;
-    return bytes;
-  };
-  clear();
-  const add = (values: unknown[]) => {
-    for (let i = 0; i < types.length; i++) data[i]!.push(toParquet(values[i], types[i]!));
-  };
   const writeGroup = () => {
-    if (!geometries.length) return;
+    if (!geometry.n) return;
+    // Each column's values are made when the writer reaches the column (it reads `data` once a column, in order, and
+    // the first column's once more for the group's length), so one column's values are alive at a time.
+    let first: unknown[] | undefined;
     parquet.write({
-      rowGroupSize: geometries.length,
+      rowGroupSize: geometry.n,
       columnData: [
         ...columns.map((column, i) => {
-          const plain = DISTINCT.has(column.name) || (text[i] && nearlyDistinct(data[i]!));
+          const store = stores[i]!;
+          const plain = DISTINCT.has(column.name) || (store.nearlyDistinct?.() ?? false);
           return {
             name: column.name,
-            data: plain && text[i] ? utf8Views(data[i]!) : data[i]!,
+            get data() {
+              if (i > 0) return store.values(plain);
+              first ??= store.values(plain);
+              return first;
+            },
             statistics: STATISTICS.has(column.type),
             ...(plain ? { encoding: "PLAIN" as const } : {}),
           };
         }),
-        { name: "geometry", data: geometries, statistics: false },
-        { name: "bbox", data: boxes },
+        {
+          name: "geometry",
+          get data() {
+            return geometry.geometries();
+          },
+          statistics: false,
+        },
+        {
+          name: "bbox",
+          get data() {
+            return geometry.boxes();
+          },
+        },
       ],
     });
-    clear();
+    geometry.reset();
+    groupBytes = 0;
   };
   const drain = () => out.splice(0, out.length);
   return {
     ...(rows.rowSql ? { rowSql: rows.rowSql } : {}),
-    // Small batches: a row group's values outlive many batches (and are promoted while the group is gathered), so a
-    // batch's own rows are best let go of soon; the row groups, not the batches, set this writer's memory.
+    // Small batches: a batch's rows are alive beside the row group being gathered and the one being written, so they
+    // are best let go of soon; a run with batches of 1 MiB was no faster (docs/performance.md, Downloads).
     batchBytes: 256 * 1024,
     start: () => {
       flush();
@@ -255,18 +210,19 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
       for (const text of texts) {
         if (rows.values) {
           const values = rows.values(text);
+          for (let i = 0; i < stores.length; i++) stores[i]!.push(values[i]);
           const xy = rows.point(values);
-          add(values);
-          geometries.push(xy ? point(xy[0], xy[1]) : null);
-          boxes.push(xy ? { xmin: xy[0], ymin: xy[1], xmax: xy[0], ymax: xy[1] } : null);
+          if (xy) geometry.point(xy[0], xy[1]);
+          else geometry.none();
         } else {
           const row = rows.feature(text);
-          add(row.values);
-          geometries.push(row.geometry ? geojsonToWkb(row.geometry as never) : null);
-          boxes.push(boundsOf(row.geometry, row.bbox));
+          for (let i = 0; i < stores.length; i++) stores[i]!.push(row.values[i]);
+          if (row.geometry)
+            geometry.shape(geojsonToWkb(row.geometry as never), boundsOf(row.geometry, row.bbox));
+          else geometry.none();
         }
         groupBytes += text.length;
-        if (geometries.length >= ROW_GROUP_ROWS || groupBytes >= ROW_GROUP_BYTES) writeGroup();
+        if (geometry.n >= ROW_GROUP_ROWS || groupBytes >= ROW_GROUP_BYTES) writeGroup();
       }
       return drain();
     },
@@ -279,33 +235,12 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   };
 }
 
-/** The bytes of a point's WKB. */
-const POINT_WKB_BYTES = 21;
-
-/**
- * A point's WKB (ISO, little-endian: byte order 1, type 1, x, y), as geojsonToWkb would write it, at `at` in `into`:
- * a row group's points share one buffer, as its text does (utf8Views).
- */
-function pointWkb(into: Buffer, at: number, x: number, y: number): Buffer {
-  into[at] = 1;
-  into.writeUInt32LE(1, at + 1);
-  into.writeDoubleLE(x, at + 5);
-  into.writeDoubleLE(y, at + 13);
-  return into.subarray(at, at + POINT_WKB_BYTES);
-}
-
-type Bounds = { xmin: number; ymin: number; xmax: number; ymax: number };
-
 /**
  * A feature's bounds: its GeoJSON `bbox` member where it has one (the stored bounds, west > east across the
  * antimeridian), else its positions' (a point's own), or null without geometry.
  */
-function boundsOf(geometry: Geometry | null, bbox: unknown): Bounds | null {
-  if (!geometry) return null;
-  if (Array.isArray(bbox) && bbox.length === 4) {
-    const [xmin, ymin, xmax, ymax] = bbox as number[];
-    return { xmin: xmin!, ymin: ymin!, xmax: xmax!, ymax: ymax! };
-  }
+function boundsOf(geometry: Geometry, bbox: unknown): [number, number, number, number] | null {
+  if (Array.isArray(bbox) && bbox.length === 4) return bbox as [number, number, number, number];
   const b = { xmin: Infinity, ymin: Infinity, xmax: -Infinity, ymax: -Infinity };
   const visit = (g: Geometry) => {
     if (g.geometries) for (const child of g.geometries) visit(child);
@@ -322,5 +257,5 @@ function boundsOf(geometry: Geometry | null, bbox: unknown): Bounds | null {
     } else for (const item of c) walk(item);
   };
   visit(geometry);
-  return Number.isFinite(b.xmin) ? b : null;
+  return Number.isFinite(b.xmin) ? [b.xmin, b.ymin, b.xmax, b.ymax] : null;
 }
