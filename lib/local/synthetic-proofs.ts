@@ -29,6 +29,12 @@ import { DEVNET_SCHEMA_UIDS } from "../devnet/schemas.js";
  *   that cross the antimeridian near Fiji (bounds stored west > east). The location columns are exactly what the
  *   indexer's decoder stores for the generated location string (tests/proofs/synthetic.test.ts decodes a sample).
  * The trigger-maintained totals (proof_counts) are updated by the inserts themselves.
+ *
+ * Each batch writes its rows in the order of their attestation times, as the sync writes a chain's proofs in block
+ * order: a real table's rows lie on disk roughly in time order, so a read in time order (the lists' default) reads
+ * its pages one after another. Rows written in the order of their row numbers, whose times are random, would make
+ * every such read fetch a page per row, which no indexed deployment does. The order changes where a row is stored,
+ * never its values.
  */
 
 export const SYNTHETIC_CHAINS = [
@@ -243,6 +249,7 @@ select chain_id, '0x' || ${hex64(seed, 1)}, chain,
     when kind = 'multipoint' then 'geojson' else lp_type end,
   case when sk = 'dart' then jsonb_build_object('accuracy_m', 5 + i % 45, 'verified', i % 3 <> 0) end
 from w join provers as pv on pv.rank = w.prover_rank
+order by attested, i
 on conflict do nothing`;
 }
 

@@ -149,6 +149,19 @@ describe("synthetic proofs", () => {
     ]);
   });
 
+  it("lie on disk in the order of their attestation times within each batch of the load, as the sync writes them", async () => {
+    const rows = await queryRows<{ t: string }>(
+      app.db,
+      sql`select attestation_time::text as t from location_proofs order by ctid`,
+    );
+    expect(rows).toHaveLength(COUNT);
+    // Time goes back where a batch starts (three: 2500, 2500 and 1000 rows, each over the whole period) and where a
+    // small row took the space left in an earlier page; rows written in a random order would go back every other row.
+    const backs = rows.filter((r, n) => n > 0 && Date.parse(r.t) < Date.parse(rows[n - 1]!.t)).length;
+    expect(backs).toBeGreaterThanOrEqual(2);
+    expect(backs).toBeLessThan(COUNT / 20);
+  });
+
   it("keep proof_counts exact, and loading the same rows again adds nothing", async () => {
     expect(await loadSyntheticProofs(app.db, { count: 100, end: END })).toBe(0);
     for (const filter of [{}, { includeRevoked: true }, { chains: ["base"] }, { hasCoordinates: false }]) {
