@@ -199,9 +199,10 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   const drain = () => out.splice(0, out.length);
   return {
     ...(rows.rowSql ? { rowSql: rows.rowSql } : {}),
-    // Small batches: a batch's rows are alive beside the row group being gathered and the one being written, so they
-    // are best let go of soon; a run with batches of 1 MiB was no faster (docs/performance.md, Downloads).
-    batchBytes: 256 * 1024,
+    // Half the lists' batches: a batch's rows are alive beside the row group being gathered and the one being
+    // written, so this writer holds more than the others; smaller batches cost a statement each (docs/performance.md,
+    // Downloads, for what each size cost).
+    batchBytes: 2 * 1024 * 1024,
     start: () => {
       flush();
       return drain();
