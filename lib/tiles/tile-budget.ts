@@ -9,7 +9,7 @@ import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
 
 export { ROW_BUDGET };
 
-import { tileCondition, WX, WY } from "./tile-sql.js";
+import { TILE_KEY, tileCondition, WX, WY } from "./tile-sql.js";
 import type { TileAddress } from "./web-mercator.js";
 import { WORLD_BITS } from "./web-mercator.js";
 
@@ -25,7 +25,8 @@ const selective = (f: ProofFilter): boolean => f.prover !== undefined || f.subje
  * - else the counts give the tile's proofs per cell (every proof, any filter: what the filter can at most match);
  *   up to `budget` of them, or up to `budget` matches of a prover's or a subject's own index, the rows are read and
  *   the tile is exact, as every tile of few proofs is;
- * - else each cell with proofs reads at most budget / 64 of them (the first in tile key order, one index range) and
+ * - else each cell with proofs reads at most budget / 64 of them (the first in tile key order, one index range; never
+ *   the first a scan of the table meets, which are its oldest) and
  *   tests the filter on them: a cell that holds no more is exact; a fuller one is estimated (the matches of the
  *   sample scaled to the cell's proofs) and its cluster says so (`approximate`), at the sample matches' mean
  *   position. A cell whose sample matched nothing is left out: the filter matches few of its proofs, if any.
@@ -109,8 +110,11 @@ async function sampledClusters(
   // The counts name a cell by its column and row on the world's grid of level z + 3 (cellCounts).
   const samples = cells.map((c) => {
     const cell = { z: t.z + CLUSTER_GRID_BITS, x: c.gx, y: c.gy };
+    // In the key's order, so that the sample is the same whatever plan reads it: the first rows a scan of the table
+    // meets are its oldest (the sync writes proofs in block order), and a time filter's estimate from them would be
+    // far off.
     return sql`(select ${c.gx}::int as gx, ${c.gy}::int as gy, ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
-      from ${proofsFrom(filter.source)} where ${tileCondition(cell)} limit ${limit})`;
+      from ${proofsFrom(filter.source)} where ${tileCondition(cell)} order by ${TILE_KEY} limit ${limit})`;
   });
   const rows = await queryRows<SampleRow>(
     db,

@@ -21,7 +21,7 @@ export const WY: SQL = sql`proof_tile_wy(${p.latitude})`;
  * leading 2z bits are the tile of zoom z. Written exactly as the index location_proofs_tile_key_idx is, so that the
  * planner finds the condition below in it. Null for a proof without a point.
  */
-const TILE_KEY: SQL = renderedOnce(sql`proof_tile_key(${p.longitude}, ${p.latitude})`);
+export const TILE_KEY: SQL = renderedOnce(sql`proof_tile_key(${p.longitude}, ${p.latitude})`);
 const TILE_KEY_BITS = 62;
 
 /** The bits of x and y interleaved, y's above x's, as the tile key's leading bits are. */
