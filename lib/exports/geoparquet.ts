@@ -166,7 +166,7 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
       columnData: [
         ...columns.map((column, i) => {
           const store = stores[i]!;
-          const plain = DISTINCT.has(column.name) || (store.nearlyDistinct?.() ?? false);
+          const plain = store.plain();
           return {
             name: column.name,
             get data() {

@@ -15,7 +15,12 @@ export interface ColumnStore {
    * or not; the store is empty after.
    */
   values(plain: boolean): unknown[];
-  /** Whether the group's values are nearly all distinct (text only): then they are best written plain. */
+  /**
+   * Whether the group is written plain, never tried as a dictionary (which would only be built to be thrown away):
+   * the column's values are distinct by their meaning, or (text) nearly all distinct in this group.
+   */
+  plain(): boolean;
+  /** Whether the group's values are nearly all distinct (text only). */
   nearlyDistinct?(): boolean;
 }
 
@@ -30,6 +35,9 @@ class NumberStore implements ColumnStore {
   ) {
     this.numbers = new Float64Array(size);
     this.nulls = new Uint8Array(size);
+  }
+  plain() {
+    return false;
   }
   push(value: unknown) {
     const i = this.n++;
@@ -89,11 +97,25 @@ class TextStore implements ColumnStore {
     /** values distinct by their meaning (ids, hashes): kept as bytes from the first row */
     private readonly distinct: boolean,
   ) {
-    this.bytes = Buffer.allocUnsafe(distinct ? 64 * 1024 : 0);
+    this.bytes = Buffer.allocUnsafe(0);
     this.ends = new Int32Array(size);
     this.nulls = new Uint8Array(size);
     this.ids = new Int32Array(distinct ? 0 : size);
-    this.few = distinct ? undefined : new Map();
+    this.reset(64 * 1024);
+  }
+  /**
+   * Empty, for the next group: few values again (unless distinct by meaning), and a new buffer, since the views
+   * handed to the writer are the last group's bytes until it is written.
+   */
+  private reset(bytes: number) {
+    this.n = 0;
+    this.at = 0;
+    this.words = [];
+    this.few = this.distinct ? undefined : new Map();
+    this.bytes = Buffer.allocUnsafe(this.distinct ? bytes : 0);
+  }
+  plain() {
+    return this.distinct || this.nearlyDistinct();
   }
   push(value: unknown) {
     const i = this.n++;
@@ -162,8 +184,6 @@ class TextStore implements ColumnStore {
     if (this.few) {
       const words: unknown[] = plain ? this.words.map((w) => Buffer.from(w)) : this.words;
       for (let i = 0; i < this.n; i++) out[i] = this.nulls[i] ? null : words[this.ids[i]!];
-      this.words = [];
-      this.few = new Map();
     } else {
       const bytes = this.bytes;
       for (let i = 0, start = 0; i < this.n; i++) {
@@ -175,15 +195,8 @@ class TextStore implements ColumnStore {
             : bytes.toString("utf8", start, end);
         start = end;
       }
-      // A new buffer for the next group: the views handed to the writer are this one's bytes until it is written.
-      if (this.distinct) this.bytes = Buffer.allocUnsafe(Math.max(64 * 1024, this.at));
-      else {
-        this.bytes = Buffer.allocUnsafe(0);
-        this.few = new Map();
-      }
     }
-    this.n = 0;
-    this.at = 0;
+    this.reset(Math.max(64 * 1024, this.at));
     return out;
   }
 }
@@ -195,6 +208,10 @@ class TextStore implements ColumnStore {
  */
 class JsonStore implements ColumnStore {
   private items: unknown[] = [];
+  constructor(private readonly distinct: boolean) {}
+  plain() {
+    return this.distinct;
+  }
   push(value: unknown) {
     this.items.push(value === undefined ? null : Array.isArray(value) && value.length === 0 ? EMPTY : value);
   }
@@ -222,7 +239,7 @@ export function columnStore(column: ExportColumn, size: number, distinct: boolea
     case "geometry":
     case "bbox":
     case "object":
-      return new JsonStore();
+      return new JsonStore(distinct);
     default:
       return new TextStore(size, distinct);
   }
