@@ -9,12 +9,13 @@
  *
  *   npm run bench:exports [-- --rows N] [--keep] [--db NAME] [--formats csv,fgb] [--no-harvest]
  *                         [--heap MB] [--semi MB] [--batch ROWS] [--batch-bytes BYTES] [--cpu-prof DIR]
- *                         [--node-args=FLAGS]
+ *                         [--node-args=FLAGS] [--encoder-thread]
  *
  * `--heap` serves with --max-old-space-size and `--semi` with --max-semi-space-size, over the values the functions are
  * deployed with (FUNCTION_NODE_OPTIONS, scripts/build-output.ts, which the served output applies);
  * `--batch` sets EXPORT_BATCH_ROWS, `--batch-bytes` EXPORT_BATCH_BYTES; `--node-args` adds Node flags (one string,
- * spaced); `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR.
+ * spaced); `--cpu-prof` writes the server's CPU profile (node --cpu-prof) to DIR; `--encoder-thread` serves with
+ * EXPORT_ENCODER_THREAD=1 (GeoParquet encoded on a worker thread, lib/exports/thread.ts).
  */
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -27,7 +28,7 @@ import { f1, lpad, pad } from "./figures.js";
 
 const ARGS = benchArgs({
   numbers: { rows: 1_000_000, heap: 0, semi: 0, batch: 0, "batch-bytes": 0 },
-  flags: ["keep", "no-harvest"],
+  flags: ["keep", "no-harvest", "encoder-thread"],
   texts: ["db", "formats", "cpu-prof", "node-args"],
 });
 const DB = ARGS.db ?? "lpqs_bench_exports";
@@ -185,6 +186,7 @@ const { output, server } = await serveBuilt(dbUrl, {
     EXPORT_MAX_ROWS: String(ARGS.rows * 2),
     ...(ARGS.batch ? { EXPORT_BATCH_ROWS: String(ARGS.batch) } : {}),
     ...(ARGS["batch-bytes"] ? { EXPORT_BATCH_BYTES: String(ARGS["batch-bytes"]) } : {}),
+    ...(ARGS["encoder-thread"] ? { EXPORT_ENCODER_THREAD: "1" } : {}),
   },
   nodeArgs: NODE_ARGS,
 });

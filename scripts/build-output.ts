@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { getTransformedRoutes, mergeRoutes, type Route } from "@vercel/routing-utils";
 import { build } from "esbuild";
 import { globSync } from "tinyglobby";
+import { PARQUET_WORKER_FILE } from "../lib/exports/thread.js";
 import { type FileRoute, scanApi } from "../lib/local/route-table.js";
 
 /** Per-function settings, as Vercel's `functions` property spells them. */
@@ -132,6 +133,15 @@ export const BESIDE_MODULE: { module: string; files: string[] }[] = [
     module: "node_modules/tiny-secp256k1/lib/wasm_path.js",
     files: ["node_modules/tiny-secp256k1/lib/secp256k1.wasm"],
   },
+];
+
+/**
+ * Worker threads a bundled module starts from a file beside its own (`new URL(file, import.meta.url)`): each entry is
+ * bundled once, and written next to every output file that holds the module. A GeoParquet download encodes on one
+ * (lib/exports/thread.ts).
+ */
+export const WORKERS: { module: string; entry: string; file: string }[] = [
+  { module: "lib/exports/thread.ts", entry: "lib/exports/parquet-worker.ts", file: PARQUET_WORKER_FILE },
 ];
 
 export function readVercelJson(root: string): VercelJson {

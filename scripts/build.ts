@@ -6,6 +6,8 @@
 //   functions/<served path>.func/chunks/     the publishing function only: what it loads by dynamic import (the
 //                                            verifier, on a POST) in chunks of its own, and the code both share;
 //                                            beside the verifier's chunk, the WebAssembly it reads (BESIDE_MODULE)
+//   functions/<served path>.func/parquet-worker.mjs   the downloads' functions: the GeoParquet encoder's thread,
+//                                            bundled on its own (WORKERS)
 //   static/                                  public/ and nothing else
 //   config.json                              routes and crons from vercel.json (scripts/build-output.ts)
 import { execFileSync } from "node:child_process";
@@ -27,6 +29,7 @@ import {
   reachedModules,
   readVercelJson,
   vcConfig,
+  WORKERS,
 } from "./build-output.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -162,6 +165,20 @@ async function main() {
       ),
   ]);
   const outputs: Metafile["outputs"] = Object.assign({}, ...metafiles.map((m) => m.outputs));
+  // Each worker's bundle, built once (its own entry, nothing shared with a function's), then written beside the
+  // output files that start it.
+  const workers = join(OUT, ".workers");
+  await Promise.all(
+    WORKERS.map((w) =>
+      build({
+        ...options,
+        metafile: false,
+        entryPoints: [w.entry],
+        outfile: join(workers, w.file),
+        splitting: false,
+      }),
+    ),
+  );
   const reached = new Map(
     functions.map((fn) => {
       const dir = join(OUT, "functions", fn.dir);
@@ -191,9 +208,12 @@ async function main() {
         if (module in inputs)
           for (const beside of files)
             copyFileSync(join(ROOT, beside), join(dir, dirname(file), basename(beside)));
+      for (const w of WORKERS)
+        if (w.module in inputs) copyFileSync(join(workers, w.file), join(dir, dirname(file), w.file));
     }
     writeFileSync(join(dir, ".vc-config.json"), `${JSON.stringify(vcConfig(ROOT, fn), null, 2)}\n`);
   }
+  rmSync(workers, { recursive: true, force: true });
   if (problems.length) throw new Error(`build refused:\n  ${problems.join("\n  ")}`);
 
   mkdirSync(join(OUT, "static"), { recursive: true });

@@ -36,3 +36,10 @@ export function batchBytes(preferred?: number): number {
   const raw = Number(process.env.EXPORT_BATCH_BYTES);
   return Number.isSafeInteger(raw) && raw > 0 ? raw : (preferred ?? 4 * 1024 * 1024);
 }
+
+/**
+ * GeoParquet's batch, half the others': a batch's rows are alive beside the row group being gathered and the one being
+ * written, so its writer holds more than the others; smaller batches cost a statement each (docs/performance.md,
+ * Downloads, for what each size cost).
+ */
+export const PARQUET_BATCH_BYTES = 2 * 1024 * 1024;

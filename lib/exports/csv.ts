@@ -7,7 +7,7 @@ import { OGC_PROPERTIES, type PropertyType } from "../proofs/properties.js";
 import { renderedOnce } from "../proofs/sql-once.js";
 import type { ExportColumn, Geometry, ParsedFeature } from "./columns.js";
 import { columnValue } from "./columns.js";
-import type { ExportWriter, WriterOptions } from "./writer.js";
+import type { InlineWriter, WriterOptions } from "./writer.js";
 
 /**
  * CSV (RFC 4180): a header record of the column names (the GeoJSON's property names, `id` first, then `geometry`
@@ -15,7 +15,7 @@ import type { ExportWriter, WriterOptions } from "./writer.js";
  * Arrays and objects are their JSON text; null is an empty field. Longitude and latitude are properties of their
  * own, so a spreadsheet needs no WKT parser. @terraformer/wkt writes the WKT (shapes: polygons, lines, collections).
  */
-export function csvWriter({ columns, points }: WriterOptions): ExportWriter {
+export function csvWriter({ columns, points }: WriterOptions): InlineWriter {
   const encoder = new TextEncoder();
   const rest = columns.filter((c) => c.name !== "id");
   const header = () => [

@@ -9,7 +9,7 @@ import { parseGC, parseGeometry } from "flatgeobuf/lib/mjs/geojson/geometry.js";
 import type { HeaderMeta } from "flatgeobuf/lib/mjs/header-meta.js";
 import type { ExportColumn, Geometry } from "./columns.js";
 import { tableRows } from "./table-row.js";
-import type { ExportWriter, WriterOptions } from "./writer.js";
+import type { InlineWriter, WriterOptions } from "./writer.js";
 
 /** A property type as a FlatGeobuf column: integers as Long, arrays and objects as Json, the rest text. */
 const COLUMN_TYPE: Record<ExportColumn["type"], ColumnType> = {
@@ -41,7 +41,7 @@ const COLUMN_TYPE: Record<ExportColumn["type"], ColumnType> = {
  * per string for every feature, and on a large download the garbage collector's work was most of the cost. A batch's
  * features are written into one output buffer.
  */
-export function flatgeobufWriter({ columns, points }: WriterOptions): ExportWriter {
+export function flatgeobufWriter({ columns, points }: WriterOptions): InlineWriter {
   const header = (featuresCount: number): HeaderMeta => ({
     geometryType: points ? GeometryType.Point : GeometryType.Unknown,
     columns: columns.map((c) => ({

@@ -1,10 +1,11 @@
 import * as zlib from "node:zlib";
 import type { SchemaElement } from "hyparquet";
 import { ByteWriter, geojsonToWkb, ParquetWriter } from "hyparquet-writer";
+import { PARQUET_BATCH_BYTES } from "./budget.js";
 import type { ExportColumn, Geometry } from "./columns.js";
 import { columnStore, GeometryStore } from "./parquet-columns.js";
 import { tableRows } from "./table-row.js";
-import type { ExportWriter, WriterOptions } from "./writer.js";
+import type { InlineWriter, WriterOptions } from "./writer.js";
 
 /** Rows per row group at most: a reader skips or reads a group whole (and its bbox statistics are kept per group). */
 export const ROW_GROUP_ROWS = 10_000;
@@ -125,7 +126,7 @@ export const geoMetadata = (points: boolean) => ({
  * The bbox of a feature is its geometry's bounds (for a point, the point); a feature without geometry has neither.
  * A shape across the antimeridian keeps west > east, as its GeoJSON bbox does.
  */
-export function geoparquetWriter({ columns, points }: WriterOptions): ExportWriter {
+export function geoparquetWriter({ columns, points }: WriterOptions): InlineWriter {
   const out: Uint8Array[] = [];
   const sink: ByteWriter & { flush?: () => void } = new ByteWriter(1 << 20);
   // Each flush hands the bytes written so far to the response and starts the buffer again.
@@ -199,10 +200,7 @@ export function geoparquetWriter({ columns, points }: WriterOptions): ExportWrit
   const drain = () => out.splice(0, out.length);
   return {
     ...(rows.rowSql ? { rowSql: rows.rowSql } : {}),
-    // Half the lists' batches: a batch's rows are alive beside the row group being gathered and the one being
-    // written, so this writer holds more than the others; smaller batches cost a statement each (docs/performance.md,
-    // Downloads, for what each size cost).
-    batchBytes: 2 * 1024 * 1024,
+    batchBytes: PARQUET_BATCH_BYTES,
     start: () => {
       flush();
       return drain();

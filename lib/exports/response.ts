@@ -41,8 +41,11 @@ async function writerOf(format: ExportFormat, options: WriterOptions): Promise<E
       return (await import("./geojson-seq.js")).geojsonSeqWriter();
     case "fgb":
       return (await import("./flatgeobuf.js")).flatgeobufWriter(options);
-    case "parquet":
+    case "parquet": {
+      const thread = await import("./thread.js");
+      if (thread.encoderThreadWanted()) return thread.threadedParquetWriter(options);
       return (await import("./geoparquet.js")).geoparquetWriter(options);
+    }
   }
 }
 
@@ -143,19 +146,23 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
     });
   };
   /** The rows of a batch this response still holds, encoded. */
-  const encode = (batch: Batch): Uint8Array => {
+  const encode = async (batch: Batch): Promise<Uint8Array> => {
     const texts = batch.rows.slice(0, Math.max(0, rows - sent)).map((row) => row.json);
     // The batch's rows are let go of here, whatever still refers to its array (proofBatches; the driver's own arrays
     // are emptied as they are read, lib/proofs/rows.ts).
     batch.release();
     sent += texts.length;
-    return joined(writer.write(texts));
+    return joined(await writer.write(texts));
   };
   let finished = rows === 0 || first?.done === true || (firstBatch?.rows.length ?? 0) >= rows;
-  let pending: Uint8Array | undefined = joined([
-    ...writer.start(rows),
-    ...(firstBatch ? [encode(firstBatch)] : []),
-  ]);
+  let pending: Uint8Array | undefined;
+  try {
+    pending = joined([...(await writer.start(rows)), ...(firstBatch ? [await encode(firstBatch)] : [])]);
+  } catch (error) {
+    writer.close?.();
+    await batches.return(undefined);
+    throw error;
+  }
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -173,18 +180,23 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
             if (!next.done) {
               if (sent + next.value.rows.length < rows) readAhead();
               else finished = true;
-              return controller.enqueue(encode(next.value));
+              const bytes = await encode(next.value);
+              if (ended) return;
+              return controller.enqueue(bytes);
             }
             finished = true;
           }
           await batches.return(undefined);
           // Fewer rows than announced: the matches changed while the download ran. The file must not read as whole.
           if (sent < rows) throw new Error(`the result changed during the download: ${sent} of ${rows} rows`);
-          const tail = joined(writer.finish());
+          const tail = joined(await writer.finish());
+          writer.close?.();
+          if (ended) return;
           if (tail.length) controller.enqueue(tail);
           controller.close();
           done("complete");
         } catch (error) {
+          writer.close?.();
           if (ended) return;
           done("failed", error);
           controller.error(error);
@@ -192,6 +204,7 @@ export async function exportResponse(request: Request, x: ExportRequest): Promis
       },
       async cancel(reason) {
         done("cancelled", reason);
+        writer.close?.();
         await batches.return(undefined);
       },
     },

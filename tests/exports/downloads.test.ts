@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import { deserialize, parseProperties } from "flatgeobuf/lib/mjs/generic.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { GET as itemsGet } from "../../api/ogc/collections/location-proofs/items/index.js";
+import { encoderThreadWanted } from "../../lib/exports/thread.js";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { OGC_PROPERTIES } from "../../lib/proofs/properties.js";
 import { appWith, TEST_BASE, type TestApp } from "../helpers/app.js";
@@ -337,5 +338,53 @@ describe("a failure after the first byte", () => {
     const fgb = await failMidway("fgb");
     expect(fgb.error).toBeDefined();
     expect((await fgbIdsOf(fgb.bytes)).length).toBeLessThan(fgb.announced);
+  });
+});
+
+describe("GeoParquet encoded on a worker thread (EXPORT_ENCODER_THREAD=1)", () => {
+  afterEach(() => {
+    delete process.env.EXPORT_ENCODER_THREAD;
+  });
+
+  it("writes the very bytes the request's own thread writes, for either collection and the native list", async () => {
+    for (const [path, query] of [
+      [ITEMS, "f=parquet"],
+      [ITEMS, "f=parquet&bbox=-30,-60,60,70&limit=700"],
+      [SHAPES, "f=parquet"],
+      [LIST, "f=parquet&chain=base"],
+    ] as const) {
+      const inline = await download(path, query);
+      process.env.EXPORT_ENCODER_THREAD = "1";
+      expect(encoderThreadWanted()).toBe(true);
+      const threaded = await download(path, query);
+      delete process.env.EXPORT_ENCODER_THREAD;
+      expect(threaded.res.status).toBe(200);
+      expect(threaded.bytes.length).toBeGreaterThan(1000);
+      expect(Buffer.from(threaded.bytes).equals(Buffer.from(inline.bytes)), `${path}?${query}`).toBe(true);
+    }
+  });
+
+  it("a failure after the first byte errors the body, and the file does not read as complete", async () => {
+    process.env.EXPORT_ENCODER_THREAD = "1";
+    const res = await itemsGet(new Request(`${TEST_BASE}${ITEMS}?f=parquet`));
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [(await reader.read()).value!];
+    await app.db.execute(sql`alter table location_proofs rename to location_proofs_away`);
+    let error: unknown;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+      }
+    } catch (e) {
+      error = e;
+    } finally {
+      await app.db.execute(sql`alter table location_proofs_away rename to location_proofs`);
+    }
+    expect(error).toBeDefined();
+    const file = join(work, "cut-thread.parquet");
+    writeFileSync(file, Buffer.concat(chunks));
+    await expect(duck(`select count(*) from read_parquet('${file}')`)).rejects.toThrow();
   });
 });

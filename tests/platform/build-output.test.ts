@@ -4,8 +4,11 @@ import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportColumns } from "../../lib/exports/columns.js";
+import { PARQUET_WORKER_FILE } from "../../lib/exports/thread.js";
 import {
   BESIDE_MODULE,
   buildInto,
@@ -116,7 +119,11 @@ describe("functions", () => {
       for (const file of modules) expect(file, route.path).toMatch(/^(index|chunks\/[\w.-]+)\.mjs$/);
       const files = walk(dir);
       const extra = files.filter((f) => !modules.includes(f) && f !== ".vc-config.json");
-      expect(extra.sort(), route.path).toEqual(SHIPPED[route.path] ?? []);
+      // A module that starts the GeoParquet encoder's thread has the thread's bundle beside it.
+      const workers = modules
+        .filter((f) => readFileSync(join(dir, f), "utf8").includes(PARQUET_WORKER_FILE))
+        .map((f) => join(dirname(f), PARQUET_WORKER_FILE).split(sep).join("/"));
+      expect(extra.sort(), route.path).toEqual([...(SHIPPED[route.path] ?? []), ...workers].sort());
       // Only the publishing function is split (its verifier, loaded by a POST); every other is one bundle.
       if (!publishing.includes(route.path)) expect(modules, route.path).toEqual([HANDLER]);
       const vc = JSON.parse(readFileSync(join(dir, ".vc-config.json"), "utf8"));
@@ -139,6 +146,37 @@ describe("functions", () => {
         route.path,
       ).toEqual([]);
     }
+  });
+
+  it("the download functions, and only they, carry the GeoParquet encoder's thread, which runs on its own", async () => {
+    const carriers: string[] = [];
+    for (const { route } of apiRoutes()) {
+      const dir = join(output.dir, "functions", `${route.path.slice(1)}.func`);
+      const found = walk(dir).filter((f) => basename(f) === PARQUET_WORKER_FILE);
+      if (found.length) carriers.push(route.path);
+      for (const file of found) {
+        // The built thread alone (nothing of the function's bundle, no package resolved at run time) encodes a file.
+        const worker = new Worker(join(dir, file), {
+          workerData: { columns: exportColumns(false), points: true },
+        });
+        try {
+          const reply = await new Promise<{ bytes?: Uint8Array; error?: string }>((resolve, reject) => {
+            worker.once("message", resolve);
+            worker.once("error", reject);
+            worker.postMessage({ op: "start", rows: 0 });
+          });
+          expect(Buffer.from(reply.bytes!).subarray(0, 4).toString(), route.path).toBe("PAR1");
+        } finally {
+          await worker.terminate();
+        }
+      }
+    }
+    expect(carriers.sort()).toEqual([
+      "/api/ogc/collections/location-proof-shapes/items",
+      "/api/ogc/collections/location-proofs/items",
+      "/api/v0/location-proofs",
+      "/api/v0/location-records",
+    ]);
   });
 
   it("read functions carry no chain client (viem) and no H3 decoder (h3-js), sync functions do, and publishing loads them only by dynamic import; none carries node-redis", async () => {
