@@ -9,7 +9,7 @@ import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
 
 export { ROW_BUDGET };
 
-import { TILE_KEY, tileCondition, WX, WY } from "./tile-sql.js";
+import { TILE_KEY, tileCondition, tileKeyRange, WX, WY } from "./tile-sql.js";
 import type { TileAddress } from "./web-mercator.js";
 import { WORLD_BITS } from "./web-mercator.js";
 
@@ -106,23 +106,27 @@ async function sampledClusters(
 ): Promise<TileContent> {
   const where = whereClause(filter);
   const matches: SQL = where ? sql`coalesce((${where}), false)` : sql`true`;
-  const limit = sql.raw(String(perCell));
-  // The counts name a cell by its column and row on the world's grid of level z + 3 (cellCounts).
-  const samples = cells.map((c) => {
-    const cell = { z: t.z + CLUSTER_GRID_BITS, x: c.gx, y: c.gy };
-    // In the key's order, so that the sample is the same whatever plan reads it: the first rows a scan of the table
-    // meets are its oldest (the sync writes proofs in block order), and a time filter's estimate from them would be
-    // far off.
-    return sql`(select ${c.gx}::int as gx, ${c.gy}::int as gy, ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
-      from ${proofsFrom(filter.source)} where ${tileCondition(cell)} order by ${TILE_KEY} limit ${limit})`;
+  // The counts name a cell by its column and row on the world's grid of level z + 3 (cellCounts); each cell's proofs
+  // are one range of the tile key.
+  const ranges = cells.map((c) => {
+    const [first, last] = tileKeyRange({ z: t.z + CLUSTER_GRID_BITS, x: c.gx, y: c.gy });
+    return `(${c.gx}, ${c.gy}, ${first}::int8, ${last}::int8)`;
   });
+  // One subquery for every cell (a lateral join over the cells' key ranges), planned once: a subquery per cell made
+  // the statement's planning as long as its execution. Each reads its cell's first proofs in the key's order, so that
+  // the sample is the same whatever plan reads it: the first rows a scan of the table meets are its oldest (the sync
+  // writes proofs in block order), and a time filter's estimate from them would be far off.
   const rows = await queryRows<SampleRow>(
     db,
-    sql`select gx, gy, count(*)::int as read, count(*) filter (where m)::int as n,
-        (sum(wx) filter (where m))::float8 as sx, (sum(wy) filter (where m))::float8 as sy,
-        case when count(*) filter (where m) = 1 then min(uid) filter (where m) end as uid
-      from (${sql.join(samples, sql` union all `)}) s group by gx, gy having count(*) filter (where m) > 0
-      order by gy, gx`,
+    sql`select c.gx, c.gy, count(*)::int as read, count(*) filter (where s.m)::int as n,
+        (sum(s.wx) filter (where s.m))::float8 as sx, (sum(s.wy) filter (where s.m))::float8 as sy,
+        case when count(*) filter (where s.m) = 1 then min(s.uid) filter (where s.m) end as uid
+      from (values ${sql.raw(ranges.join(", "))}) as c(gx, gy, lo, hi)
+      cross join lateral (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
+        from ${proofsFrom(filter.source)} where ${TILE_KEY} between c.lo and c.hi
+        order by ${TILE_KEY} limit ${sql.raw(String(perCell))}) s
+      group by c.gx, c.gy having count(*) filter (where s.m) > 0
+      order by c.gy, c.gx`,
   );
   const inCell = new Map(cells.map((c) => [`${c.gx},${c.gy}`, c.n]));
   const clusters = rows.map((r) => {

@@ -297,33 +297,33 @@ describe("one invocation's row budget", () => {
   });
 });
 
-describe("a failure after the first byte", () => {
-  // A real fault, made on demand: the table is renamed while the download waits for its second batch, so the
-  // next statement fails as a dropped table would. (The handler is called directly: the contract recorder would
-  // read the body ahead of the test.)
-  async function failMidway(f: string): Promise<{ bytes: Uint8Array; error: unknown; announced: number }> {
-    const res = await itemsGet(new Request(`${TEST_BASE}${ITEMS}?f=${f}`));
-    expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const chunks: Uint8Array[] = [];
-    const first = await reader.read();
-    chunks.push(first.value!);
-    await app.db.execute(sql`alter table location_proofs rename to location_proofs_away`);
-    let error: unknown;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-      }
-    } catch (e) {
-      error = e;
-    } finally {
-      await app.db.execute(sql`alter table location_proofs_away rename to location_proofs`);
+// A real fault, made on demand: the table is renamed while the download waits for its second batch, so the
+// next statement fails as a dropped table would. (The handler is called directly: the contract recorder would
+// read the body ahead of the test.)
+async function failMidway(f: string): Promise<{ bytes: Uint8Array; error: unknown; announced: number }> {
+  const res = await itemsGet(new Request(`${TEST_BASE}${ITEMS}?f=${f}`));
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  const first = await reader.read();
+  chunks.push(first.value!);
+  await app.db.execute(sql`alter table location_proofs rename to location_proofs_away`);
+  let error: unknown;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
     }
-    return { bytes: Buffer.concat(chunks), error, announced: Number(res.headers.get("x-export-rows")) };
+  } catch (e) {
+    error = e;
+  } finally {
+    await app.db.execute(sql`alter table location_proofs_away rename to location_proofs`);
   }
+  return { bytes: Buffer.concat(chunks), error, announced: Number(res.headers.get("x-export-rows")) };
+}
 
+describe("a failure after the first byte", () => {
   it("errors the body (a client sees an aborted response), and no format reads as complete", async () => {
     const seq = await failMidway("geojsonseq");
     expect(seq.error).toBeDefined();
@@ -366,25 +366,10 @@ describe("GeoParquet encoded on a worker thread (EXPORT_ENCODER_THREAD=1)", () =
 
   it("a failure after the first byte errors the body, and the file does not read as complete", async () => {
     process.env.EXPORT_ENCODER_THREAD = "1";
-    const res = await itemsGet(new Request(`${TEST_BASE}${ITEMS}?f=parquet`));
-    const reader = res.body!.getReader();
-    const chunks: Uint8Array[] = [(await reader.read()).value!];
-    await app.db.execute(sql`alter table location_proofs rename to location_proofs_away`);
-    let error: unknown;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-      }
-    } catch (e) {
-      error = e;
-    } finally {
-      await app.db.execute(sql`alter table location_proofs_away rename to location_proofs`);
-    }
-    expect(error).toBeDefined();
+    const parquet = await failMidway("parquet");
+    expect(parquet.error).toBeDefined();
     const file = join(work, "cut-thread.parquet");
-    writeFileSync(file, Buffer.concat(chunks));
+    writeFileSync(file, parquet.bytes);
     await expect(duck(`select count(*) from read_parquet('${file}')`)).rejects.toThrow();
   });
 });
