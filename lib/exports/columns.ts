@@ -24,14 +24,3 @@ export type ParsedFeature = {
   geometry: Geometry | null;
   properties: Record<string, unknown>;
 };
-
-/** A feature's value of a column: `id` is the feature's, every other one a property. */
-export const columnValue = (feature: ParsedFeature, column: ExportColumn): unknown =>
-  column.name === "id" ? feature.id : feature.properties[column.name];
-
-/** The representative point of a feature of the point collection, or of any Point geometry. */
-export function pointOf(geometry: Geometry | null): [number, number] | null {
-  if (geometry?.type !== "Point" || !Array.isArray(geometry.coordinates)) return null;
-  const [lon, lat] = geometry.coordinates as number[];
-  return typeof lon === "number" && typeof lat === "number" ? [lon, lat] : null;
-}

@@ -6,7 +6,7 @@ import { distanceJson, type RowJson } from "../proofs/json-sql.js";
 import { OGC_PROPERTIES, type PropertyType } from "../proofs/properties.js";
 import { renderedOnce } from "../proofs/sql-once.js";
 import type { ExportColumn, Geometry, ParsedFeature } from "./columns.js";
-import { columnValue } from "./columns.js";
+import { columnValue } from "./table-row.js";
 import type { InlineWriter, WriterOptions } from "./writer.js";
 
 /**

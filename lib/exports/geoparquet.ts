@@ -1,6 +1,7 @@
 import * as zlib from "node:zlib";
 import type { SchemaElement } from "hyparquet";
 import { ByteWriter, geojsonToWkb, ParquetWriter } from "hyparquet-writer";
+import type { RowJson } from "../proofs/json-sql.js";
 import { PARQUET_BATCH_BYTES } from "./budget.js";
 import type { ExportColumn, Geometry } from "./columns.js";
 import { columnStore, GeometryStore } from "./parquet-columns.js";
@@ -125,8 +126,11 @@ export const geoMetadata = (points: boolean) => ({
  *
  * The bbox of a feature is its geometry's bounds (for a point, the point); a feature without geometry has neither.
  * A shape across the antimeridian keeps west > east, as its GeoJSON bbox does.
+ *
+ * `rowSql`: the row text it asks the database for (tableRowSql), given by the request's thread; the encoder's own
+ * thread (parquet-worker.ts) renders no SQL.
  */
-export function geoparquetWriter({ columns, points }: WriterOptions): InlineWriter {
+export function geoparquetWriter({ columns, points }: WriterOptions, rowSql?: RowJson): InlineWriter {
   const out: Uint8Array[] = [];
   const sink: ByteWriter & { flush?: () => void } = new ByteWriter(1 << 20);
   // Each flush hands the bytes written so far to the response and starts the buffer again.
@@ -199,7 +203,7 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
   };
   const drain = () => out.splice(0, out.length);
   return {
-    ...(rows.rowSql ? { rowSql: rows.rowSql } : {}),
+    ...(rowSql ? { rowSql } : {}),
     batchBytes: PARQUET_BATCH_BYTES,
     start: () => {
       flush();

@@ -10,6 +10,7 @@ import { type Batch, countsFirst, proofBatches } from "./batches.js";
 import { batchBytes, batchSize, exportMaxRows } from "./budget.js";
 import { exportColumns } from "./columns.js";
 import { type ExportFormat, exportFormat } from "./formats.js";
+import { tableRowSql } from "./table-sql.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
 /** What a list hands to a download: its filter and order, the row JSON of its features, and where it is served. */
@@ -44,7 +45,7 @@ async function writerOf(format: ExportFormat, options: WriterOptions): Promise<E
     case "parquet": {
       const thread = await import("./thread.js");
       if (thread.encoderThreadWanted()) return thread.threadedParquetWriter(options);
-      return (await import("./geoparquet.js")).geoparquetWriter(options);
+      return (await import("./geoparquet.js")).geoparquetWriter(options, tableRowSql(options.points));
     }
   }
 }

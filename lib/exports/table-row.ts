@@ -1,10 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
-import { locationProofs as p } from "../../db/schema.js";
-import { distanceJson, type RowJson } from "../proofs/json-sql.js";
-import { OGC_PROPERTIES } from "../proofs/properties.js";
-import { renderedOnce } from "../proofs/sql-once.js";
 import type { ExportColumn, Geometry, ParsedFeature } from "./columns.js";
-import { columnValue } from "./columns.js";
 
 /**
  * A row of a tabular download (FlatGeobuf, GeoParquet) as the writers take it: the columns' values in exportColumns'
@@ -13,8 +7,8 @@ import { columnValue } from "./columns.js";
 export type TableRow = { values: unknown[]; geometry: Geometry | null; bbox?: unknown };
 
 /**
- * How a writer reads its rows: the text PostgreSQL writes for each (`rowSql`, when not the feature's JSON) and how a
- * text becomes values.
+ * How a writer reads its rows: how the text PostgreSQL writes for each (tableRowSql, lib/exports/table-sql.ts) becomes
+ * values. Nothing here renders SQL: the GeoParquet encoder's thread (lib/exports/parquet-worker.ts) loads it.
  *
  * The point collection (and the native list, which downloads as it): PostgreSQL writes each row as one JSON array of
  * the columns' values (pointTableRow), from the same catalogue sources as the feature's properties, so a row parses
@@ -27,7 +21,6 @@ export function tableRows(points: boolean, columns: readonly ExportColumn[]) {
     const lon = columns.findIndex((c) => c.name === "longitude");
     const lat = columns.findIndex((c) => c.name === "latitude");
     return {
-      rowSql: pointTableRow as RowJson | undefined,
       values: (text: string): unknown[] => JSON.parse(text) as unknown[],
       /** The row's point, or null without coordinates (as the feature's geometry). */
       point: (values: unknown[]): [number, number] | null => {
@@ -39,7 +32,6 @@ export function tableRows(points: boolean, columns: readonly ExportColumn[]) {
     };
   }
   return {
-    rowSql: undefined,
     values: undefined,
     point: undefined,
     feature: (text: string): TableRow => {
@@ -50,15 +42,6 @@ export function tableRows(points: boolean, columns: readonly ExportColumn[]) {
   };
 }
 
-const VALUES = renderedOnce(sql.join([sql`${p.uid}`, ...OGC_PROPERTIES.map((q) => q.source)], sql`, `));
-
-/**
- * A row of the point collection as a JSON array: the feature's id, its properties' values in the catalogue's order
- * (the very expressions the feature's properties are written from, so the same values), then the distance in a
- * proximity query, as the feature's JSON writes it.
- */
-export const pointTableRow: RowJson = (() => {
-  const plain = renderedOnce(sql`json_build_array(${VALUES})::text`);
-  return (distance?: SQL) =>
-    distance ? sql`json_build_array(${VALUES}, ${distanceJson(distance)})::text` : plain;
-})();
+/** A feature's value of a column: `id` is the feature's, every other one a property. */
+export const columnValue = (feature: ParsedFeature, column: ExportColumn): unknown =>
+  column.name === "id" ? feature.id : feature.properties[column.name];

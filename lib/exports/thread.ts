@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { PARQUET_BATCH_BYTES } from "./budget.js";
-import { tableRows } from "./table-row.js";
+import { tableRowSql } from "./table-sql.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
 /** A call of the writer on the encoder thread (lib/exports/parquet-worker.ts). */
@@ -36,7 +36,7 @@ export function encoderThreadWanted(): boolean {
  * thread and the bytes handed back. `close` ends the thread (after the last call, or when the download stops).
  */
 export function threadedParquetWriter(options: WriterOptions): ExportWriter {
-  const { rowSql } = tableRows(options.points, options.columns);
+  const rowSql = tableRowSql(options.points);
   const worker = startWorker(options);
   const waiting: { resolve(bytes: Uint8Array[]): void; reject(error: Error): void }[] = [];
   let failure: Error | undefined;

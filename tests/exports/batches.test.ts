@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { proofBatches } from "../../lib/exports/batches.js";
 import { batchBytes, batchSize } from "../../lib/exports/budget.js";
-import { pointTableRow } from "../../lib/exports/table-row.js";
+import { pointTableRow } from "../../lib/exports/table-sql.js";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { appWith } from "../helpers/app.js";
 

@@ -7,7 +7,7 @@ import { deserialize, parseProperties } from "flatgeobuf/lib/mjs/generic.js";
 import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client.js";
 import { exportColumns } from "../../lib/exports/columns.js";
-import { pointTableRow } from "../../lib/exports/table-row.js";
+import { pointTableRow } from "../../lib/exports/table-sql.js";
 import { sampleProofs } from "../../lib/local/sample-proofs.js";
 import { pointFeatureJson } from "../../lib/proofs/json-sql.js";
 import { distanceSql } from "../../lib/proofs/near.js";
