@@ -3,11 +3,10 @@
 // (scripts/build.ts), the parity suite and the cold-start benchmark, so all three agree on names and settings.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { getTransformedRoutes, mergeRoutes, type Route } from "@vercel/routing-utils";
 import { build } from "esbuild";
 import { globSync } from "tinyglobby";
-import { PARQUET_WORKER_FILE } from "../lib/exports/thread.js";
 import { type FileRoute, scanApi } from "../lib/local/route-table.js";
 
 /** Per-function settings, as Vercel's `functions` property spells them. */
@@ -137,12 +136,12 @@ export const BESIDE_MODULE: { module: string; files: string[] }[] = [
 
 /**
  * Worker threads a bundled module starts from a file beside its own (`new URL(file, import.meta.url)`): each entry is
- * bundled once, and written next to every output file that holds the module. A GeoParquet download encodes on one
+ * bundled once, as the entry's name in .mjs, and written next to every output file that holds the module. A GeoParquet download encodes on one
  * (lib/exports/thread.ts).
  */
 export const WORKERS: { module: string; entry: string; file: string }[] = [
-  { module: "lib/exports/thread.ts", entry: "lib/exports/parquet-worker.ts", file: PARQUET_WORKER_FILE },
-];
+  { module: "lib/exports/thread.ts", entry: "lib/exports/parquet-worker.ts" },
+].map((w) => ({ ...w, file: basename(w.entry).replace(/\.ts$/, ".mjs") }));
 
 export function readVercelJson(root: string): VercelJson {
   return JSON.parse(readFileSync(join(root, "vercel.json"), "utf8")) as VercelJson;

@@ -1,8 +1,6 @@
 import * as zlib from "node:zlib";
 import type { SchemaElement } from "hyparquet";
 import { ByteWriter, geojsonToWkb, ParquetWriter } from "hyparquet-writer";
-import type { RowJson } from "../proofs/json-sql.js";
-import { PARQUET_BATCH_BYTES } from "./budget.js";
 import type { ExportColumn, Geometry } from "./columns.js";
 import { columnStore, GeometryStore } from "./parquet-columns.js";
 import { tableRows } from "./table-row.js";
@@ -127,10 +125,10 @@ export const geoMetadata = (points: boolean) => ({
  * The bbox of a feature is its geometry's bounds (for a point, the point); a feature without geometry has neither.
  * A shape across the antimeridian keeps west > east, as its GeoJSON bbox does.
  *
- * `rowSql`: the row text it asks the database for (tableRowSql), given by the request's thread; the encoder's own
- * thread (parquet-worker.ts) renders no SQL.
+ * It renders no SQL (its thread, parquet-worker.ts, loads none): the row text it reads and its batch size are set
+ * where a download picks its writer (lib/exports/response.ts, writerOf).
  */
-export function geoparquetWriter({ columns, points }: WriterOptions, rowSql?: RowJson): InlineWriter {
+export function geoparquetWriter({ columns, points }: WriterOptions): InlineWriter {
   const out: Uint8Array[] = [];
   const sink: ByteWriter & { flush?: () => void } = new ByteWriter(1 << 20);
   // Each flush hands the bytes written so far to the response and starts the buffer again.
@@ -203,8 +201,6 @@ export function geoparquetWriter({ columns, points }: WriterOptions, rowSql?: Ro
   };
   const drain = () => out.splice(0, out.length);
   return {
-    ...(rowSql ? { rowSql } : {}),
-    batchBytes: PARQUET_BATCH_BYTES,
     start: () => {
       flush();
       return drain();

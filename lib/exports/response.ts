@@ -7,7 +7,7 @@ import type { ProofFilter } from "../proofs/filter.js";
 import type { RowJson } from "../proofs/json-sql.js";
 import type { SortSpec } from "../proofs/sort.js";
 import { type Batch, countsFirst, proofBatches } from "./batches.js";
-import { batchBytes, batchSize, exportMaxRows } from "./budget.js";
+import { batchBytes, batchSize, exportMaxRows, PARQUET_BATCH_BYTES } from "./budget.js";
 import { exportColumns } from "./columns.js";
 import { type ExportFormat, exportFormat } from "./formats.js";
 import { tableRowSql } from "./table-sql.js";
@@ -43,9 +43,14 @@ async function writerOf(format: ExportFormat, options: WriterOptions): Promise<E
     case "fgb":
       return (await import("./flatgeobuf.js")).flatgeobufWriter(options);
     case "parquet": {
+      // On the request's thread or its own; either way the rows it reads and its batch are set here, on the request's
+      // thread (the encoder's renders no SQL).
       const thread = await import("./thread.js");
-      if (thread.encoderThreadWanted()) return thread.threadedParquetWriter(options);
-      return (await import("./geoparquet.js")).geoparquetWriter(options, tableRowSql(options.points));
+      const encoder = thread.encoderThreadWanted()
+        ? thread.threadedParquetWriter(options)
+        : (await import("./geoparquet.js")).geoparquetWriter(options);
+      const rowSql = tableRowSql(options.points);
+      return Object.assign(encoder, { batchBytes: PARQUET_BATCH_BYTES }, rowSql ? { rowSql } : {});
     }
   }
 }

@@ -4,8 +4,6 @@ import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { PARQUET_BATCH_BYTES } from "./budget.js";
-import { tableRowSql } from "./table-sql.js";
 import type { ExportWriter, WriterOptions } from "./writer.js";
 
 /** A call of the writer on the encoder thread (lib/exports/parquet-worker.ts). */
@@ -16,7 +14,10 @@ export type EncoderRequest =
 /** Its answer: the bytes the call wrote, or why it failed. */
 export type EncoderReply = { bytes: Uint8Array } | { error: string };
 
-/** The built encoder's file, which the build writes beside every output file holding this module (scripts/build.ts). */
+/**
+ * The built encoder's file, which the build writes beside every output file holding this module: parquet-worker.ts
+ * bundled, named as its entry in .mjs (scripts/build-output.ts, WORKERS).
+ */
 export const PARQUET_WORKER_FILE = "parquet-worker.mjs";
 
 /**
@@ -35,8 +36,7 @@ export function encoderThreadWanted(): boolean {
  * for the encoding (docs/downloads.md). The calls are the writer's own, answered in order; the texts are copied to the
  * thread and the bytes handed back. `close` ends the thread (after the last call, or when the download stops).
  */
-export function threadedParquetWriter(options: WriterOptions): ExportWriter {
-  const rowSql = tableRowSql(options.points);
+export function threadedParquetWriter(options: WriterOptions): ExportWriter<Promise<Uint8Array[]>> {
   const worker = startWorker(options);
   const waiting: { resolve(bytes: Uint8Array[]): void; reject(error: Error): void }[] = [];
   let failure: Error | undefined;
@@ -59,8 +59,6 @@ export function threadedParquetWriter(options: WriterOptions): ExportWriter {
       worker.postMessage(request);
     });
   return {
-    ...(rowSql ? { rowSql } : {}),
-    batchBytes: PARQUET_BATCH_BYTES,
     start: (rows) => call({ op: "start", rows }),
     write: (texts) => call({ op: "write", texts }),
     finish: () => call({ op: "finish" }),

@@ -9,7 +9,7 @@ import { CLUSTER_GRID, CLUSTER_GRID_BITS, ROW_BUDGET } from "./tile-rules.js";
 
 export { ROW_BUDGET };
 
-import { TILE_KEY, tileCondition, tileKeyRange, WX, WY } from "./tile-sql.js";
+import { TILE_KEY, tileCondition, tileKeyBetween, tileKeyRange, WX, WY } from "./tile-sql.js";
 import type { TileAddress } from "./web-mercator.js";
 import { WORLD_BITS } from "./web-mercator.js";
 
@@ -123,7 +123,7 @@ async function sampledClusters(
         case when count(*) filter (where s.m) = 1 then min(s.uid) filter (where s.m) end as uid
       from (values ${sql.raw(ranges.join(", "))}) as c(gx, gy, lo, hi)
       cross join lateral (select ${WX} as wx, ${WY} as wy, ${p.uid} as uid, ${matches} as m
-        from ${proofsFrom(filter.source)} where ${TILE_KEY} between c.lo and c.hi
+        from ${proofsFrom(filter.source)} where ${tileKeyBetween(sql`c.lo`, sql`c.hi`)}
         order by ${TILE_KEY} limit ${sql.raw(String(perCell))}) s
       group by c.gx, c.gy having count(*) filter (where s.m) > 0
       order by c.gy, c.gx`,

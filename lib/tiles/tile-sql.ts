@@ -44,5 +44,8 @@ export function tileKeyRange({ z, x, y }: TileAddress): [bigint, bigint] {
  */
 export function tileCondition(t: TileAddress): SQL {
   const [first, last] = tileKeyRange(t);
-  return sql`${TILE_KEY} between ${String(first)}::int8 and ${String(last)}::int8`;
+  return tileKeyBetween(sql`${String(first)}::int8`, sql`${String(last)}::int8`);
 }
+
+/** The proof's tile key lies from `first` to `last` (a key range: a tile's, or a statement's own column of them). */
+export const tileKeyBetween = (first: SQL, last: SQL): SQL => sql`${TILE_KEY} between ${first} and ${last}`;
