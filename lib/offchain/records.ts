@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gte, sql } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { type OffchainRecordRow, offchainRecords as o } from "../../db/schema.js";
 import { serializeProof } from "../proofs/properties.js";
@@ -51,4 +51,32 @@ export async function publicationCounts(db: Db): Promise<{ total: number; last_2
     })
     .from(o);
   return { total: Number(row?.total ?? 0), last_24h: Number(row?.last_24h ?? 0) };
+}
+
+/** Which off-chain records an operator removes: listed uids, or every record of an attester; on one chain or any. */
+export type RecordRemoval = { uids?: readonly string[]; attester?: string; chainId?: number };
+
+/**
+ * Removes off-chain records (scripts/remove-records.ts: an operator's action, never a public one), or with `dryRun`
+ * only lists them. One statement: the data version's trigger on the table moves every list's, tile's and count's
+ * validators with it, so no cache keeps serving a removed record. Removing a record does not stop its signer from
+ * publishing it again: refuse the attester (PUBLISH_MODE=allowlist) for that.
+ */
+export async function removeRecords(
+  db: Db,
+  which: RecordRemoval,
+  dryRun = false,
+): Promise<{ chainId: number; uid: string; attester: string }[]> {
+  // Never every record: a removal names its uids or its attester.
+  if (!which.uids?.length && !which.attester) throw new Error("a removal names uids or an attester");
+  const conditions = [
+    which.uids ? inArray(o.uid, [...which.uids]) : undefined,
+    which.attester ? eq(o.prover, which.attester) : undefined,
+    which.chainId === undefined ? undefined : eq(o.chainId, which.chainId),
+  ].filter((c) => c !== undefined);
+  const columns = { chainId: o.chainId, uid: o.uid, attester: o.prover };
+  const where = and(...conditions);
+  return dryRun
+    ? db.select(columns).from(o).where(where).orderBy(asc(o.chainId), asc(o.uid))
+    : db.delete(o).where(where).returning(columns);
 }
