@@ -206,7 +206,10 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
       return drain();
     },
     write(texts) {
-      for (const text of texts) {
+      for (let t = 0; t < texts.length; t++) {
+        const text = texts[t]!;
+        // Each row's text let go of once parsed: the rest of the batch is all that survives a collection meanwhile.
+        (texts as unknown[])[t] = undefined;
         if (rows.values) {
           const values = rows.values(text);
           for (let i = 0; i < stores.length; i++) stores[i]!.push(values[i]);
