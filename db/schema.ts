@@ -173,6 +173,8 @@ export const locationProofs = pgTable(
     primaryKey({ name: "location_proofs_pkey", columns: [t.chainId, t.uid] }),
     index("location_proofs_uid_idx").on(t.uid),
     // The default order of every list: newest first, ties broken by uid (then chain id, the rest of the key).
+    // Migration 0012 adds INCLUDE (revoked), which Drizzle cannot write: the native list's deep offsets (revoked
+    // proofs left out) walk it as an index-only scan.
     index("location_proofs_order_idx").on(t.eventTimestamp.desc().nullsLast(), t.uid, t.chainId),
     index("location_proofs_chain_idx").on(t.chain, t.eventTimestamp.desc().nullsLast()),
     index("location_proofs_prover_idx").on(t.prover, t.eventTimestamp.desc().nullsLast()),
@@ -557,7 +559,7 @@ export const offchainRecords = pgTable(
   (t) => [
     primaryKey({ name: "offchain_records_pkey", columns: [t.chainId, t.uid] }),
     index("offchain_records_uid_idx").on(t.uid),
-    // The lists' default order, as location_proofs_order_idx.
+    // The lists' default order, as location_proofs_order_idx (INCLUDE (revoked) too, migration 0012).
     index("offchain_records_order_idx").on(t.eventTimestamp.desc().nullsLast(), t.uid, t.chainId),
     index("offchain_records_prover_idx").on(t.prover, t.publishedAt),
     index("offchain_records_published_idx").on(t.publishedAt),
