@@ -9,7 +9,6 @@ import { parseGC, parseGeometry } from "flatgeobuf/lib/mjs/geojson/geometry.js";
 import type { HeaderMeta } from "flatgeobuf/lib/mjs/header-meta.js";
 import type { ExportColumn, Geometry } from "./columns.js";
 import { tableRows } from "./table-row.js";
-import { tableRowSql } from "./table-sql.js";
 import type { InlineWriter, WriterOptions } from "./writer.js";
 
 /** A property type as a FlatGeobuf column: integers as Long, arrays and objects as Json, the rest text. */
@@ -67,7 +66,6 @@ export function flatgeobufWriter({ columns, points }: WriterOptions): InlineWrit
   });
   let meta = header(0);
   const rows = tableRows(points, columns);
-  const rowSql = tableRowSql(points);
   const kinds = columns.map((c) => COLUMN_TYPE[c.type]);
   const builder = new flatbuffers.Builder(4096);
   const properties = new PropertyBuffer();
@@ -89,7 +87,6 @@ export function flatgeobufWriter({ columns, points }: WriterOptions): InlineWrit
     return builder.asUint8Array();
   };
   return {
-    ...(rowSql ? { rowSql } : {}),
     start(count) {
       meta = header(count);
       return [magicbytes, buildHeader(meta, 4326)];

@@ -41,7 +41,7 @@ async function writerOf(format: ExportFormat, options: WriterOptions): Promise<E
     case "geojsonseq":
       return (await import("./geojson-seq.js")).geojsonSeqWriter();
     case "fgb":
-      return (await import("./flatgeobuf.js")).flatgeobufWriter(options);
+      return tabular((await import("./flatgeobuf.js")).flatgeobufWriter(options), options);
     case "parquet": {
       // On the request's thread or its own; either way the rows it reads and its batch are set here, on the request's
       // thread (the encoder's renders no SQL).
@@ -49,10 +49,15 @@ async function writerOf(format: ExportFormat, options: WriterOptions): Promise<E
       const encoder = thread.encoderThreadWanted()
         ? thread.threadedParquetWriter(options)
         : (await import("./geoparquet.js")).geoparquetWriter(options);
-      const rowSql = tableRowSql(options.points);
-      return Object.assign(encoder, { batchBytes: PARQUET_BATCH_BYTES }, rowSql ? { rowSql } : {});
+      return tabular(Object.assign(encoder, { batchBytes: PARQUET_BATCH_BYTES }), options);
     }
   }
+}
+
+/** A tabular writer (FlatGeobuf, GeoParquet) reads the table row of its collection where it has one (tableRowSql). */
+function tabular(writer: ExportWriter, options: WriterOptions): ExportWriter {
+  const rowSql = tableRowSql(options.points);
+  return rowSql ? Object.assign(writer, { rowSql }) : writer;
 }
 
 /**
