@@ -8,6 +8,10 @@
  * memory. It takes the database of bench:exports (`--db`, `lpqs_bench_exports`; loaded with a million proofs if it does not hold
  * them). Unlike bench:exports it has no HTTP and no second process, so the CPU and the collections are this one's:
  * a quick, steadier way to compare two versions of a writer (docs/performance.md, Downloads). It checks no goal.
+ *
+ * `--alloc-prof FILE` writes a sampling heap profile of every round (V8's, through the inspector, with the objects the
+ * collector has already taken away counted too: what each function allocates, not what is left alive). Open it in
+ * Chrome's DevTools (Memory) or read its JSON: the allocation that the young collections pay for shows by function.
  */
 import { spawnSync } from "node:child_process";
 import { PerformanceObserver } from "node:perf_hooks";
@@ -17,7 +21,7 @@ import { benchArgs, benchDatabase, benchDatabaseUrl, ROOT, requireNode24 } from 
 
 const ARGS = benchArgs({
   numbers: { rows: 200_000, rounds: 3 },
-  texts: ["db", "formats", "node-args"],
+  texts: ["db", "formats", "node-args", "alloc-prof"],
 });
 const DB = ARGS.db ?? "lpqs_bench_exports";
 
@@ -64,6 +68,15 @@ new PerformanceObserver((list) => {
 console.log(
   `Node ${process.versions.node} (${process.execArgv.filter((a) => a.startsWith("--m") || a.startsWith("--h")).join(" ")}), ${ARGS.rows.toLocaleString("en")} rows per request from ${DB}`,
 );
+const profiler = ARGS["alloc-prof"] ? new (await import("node:inspector/promises")).Session() : undefined;
+if (profiler) {
+  profiler.connect();
+  await profiler.post("HeapProfiler.startSampling", {
+    samplingInterval: 16384,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+}
 for (const format of (ARGS.formats ?? "parquet").split(",")) {
   for (let round = 1; round <= ARGS.rounds; round++) {
     Object.assign(gc, { young: 0, youngN: 0, old: 0, oldN: 0 });
@@ -82,5 +95,10 @@ for (const format of (ARGS.formats ?? "parquet").split(",")) {
       `${format.padEnd(10)} round ${round}: ${(performance.now() - started).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, young collections ${gc.young.toFixed(0)} ms (${gc.youngN}), old ${gc.old.toFixed(0)} ms (${gc.oldN}), ${(bytes / 1e6).toFixed(1)} MB, RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`,
     );
   }
+}
+if (profiler) {
+  const { profile } = await profiler.post("HeapProfiler.stopSampling");
+  (await import("node:fs")).writeFileSync(ARGS["alloc-prof"]!, JSON.stringify(profile));
+  console.log(`allocation profile written to ${ARGS["alloc-prof"]}`);
 }
 process.exit(0);

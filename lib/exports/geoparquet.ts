@@ -1,6 +1,7 @@
 import * as zlib from "node:zlib";
 import type { SchemaElement } from "hyparquet";
 import { ByteWriter, geojsonToWkb, ParquetWriter } from "hyparquet-writer";
+import { useLeanAppendBytes } from "./byte-writer.js";
 import type { ExportColumn, Geometry } from "./columns.js";
 import { columnStore, GeometryStore } from "./parquet-columns.js";
 import { tableRows } from "./table-row.js";
@@ -15,6 +16,8 @@ export const ROW_GROUP_ROWS = 10_000;
  * locations, media) make smaller groups.
  */
 export const ROW_GROUP_BYTES = 4 * 1024 * 1024;
+
+useLeanAppendBytes();
 
 type Zstd = (input: Uint8Array, options: { params: Record<number, number> }) => Buffer;
 const zstd = (zlib as { zstdCompressSync?: Zstd }).zstdCompressSync;

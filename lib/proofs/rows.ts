@@ -183,6 +183,26 @@ export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<Proof
  */
 export type JsonRow = ProofRow & { json: string };
 
+/**
+ * The object every row of a JSON read starts as: the key columns read beside the text (a cursor's), `distance` where
+ * the query reads it, and `json`, in that order, so that the rows of a read share one layout. Not the whole row's
+ * TEMPLATE: a download holds a batch of these until it is encoded, and every field more is memory that outlives the
+ * young generation's collections (lib/exports/budget.ts).
+ */
+const jsonTemplates = new Map<string, Record<string, unknown>>();
+function jsonTemplate(columns: readonly { key: string }[], distance: boolean): Record<string, unknown> {
+  const name = `${columns.map((c) => c.key).join(",")}${distance ? "+distance" : ""}`;
+  const known = jsonTemplates.get(name);
+  if (known) return known;
+  const template: Record<string, unknown> = Object.fromEntries([
+    ...columns.map((c) => [c.key, null]),
+    ...(distance ? [["distance", null]] : []),
+  ]);
+  template.json = "";
+  jsonTemplates.set(name, template);
+  return template;
+}
+
 /** As selectProofs, each row as the JSON text `json` writes, with the columns `keys` beside it. */
 export async function selectProofJson(
   db: Db,
@@ -195,8 +215,9 @@ export async function selectProofJson(
   const list = sql.raw(columns.map((c) => `"${getTableName(p)}"."${c.name}", `).join(""));
   const select = sql`select ${head(q)}${list}${json} as "json" from ${proofsFrom(q.source)}${rest(q)}`;
   const raw = await queryRows<Record<string, unknown>>(db, q.bytes ? withinBytes(select, q.bytes) : select);
+  const template = jsonTemplate(columns, q.distance !== undefined);
   const rows = raw.map((r) => {
-    const row: Record<string, unknown> = { ...TEMPLATE, json: r.json };
+    const row: Record<string, unknown> = { ...template, json: r.json };
     for (const c of columns) {
       const value = r[c.name];
       if (value !== null && value !== undefined) row[c.key] = c.decode ? c.decode(value) : value;
