@@ -165,7 +165,9 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
   const writeGroup = () => {
     if (!geometry.n) return;
     // Each column's values are made when the writer reaches the column (it reads `data` once a column, in order, and
-    // the first column's once more for the group's length), so one column's values are alive at a time.
+    // the first column's once more, before, for the group's length), so one column's values are alive at a time. The
+    // first column's are made at that first read and let go of at the second: held for the whole group, they would
+    // outlive its young collections and be promoted.
     let first: unknown[] | undefined;
     parquet.write({
       rowGroupSize: geometry.n,
@@ -177,8 +179,9 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
             name: column.name,
             get data() {
               if (i > 0) return store.values(plain);
-              first ??= store.values(plain);
-              return first;
+              const made = first ?? store.values(plain);
+              first = first ? undefined : made;
+              return made;
             },
             statistics: STATISTICS.has(column.type),
             ...(plain ? { encoding: "PLAIN" as const } : {}),
@@ -209,6 +212,7 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
       return drain();
     },
     write(texts) {
+      let bytes = 0;
       for (let t = 0; t < texts.length; t++) {
         const text = texts[t]!;
         // Each row's text let go of once parsed: the rest of the batch is all that survives a collection meanwhile.
@@ -227,8 +231,13 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
           else geometry.none();
         }
         groupBytes += text.length;
+        bytes += text.length;
+        // Full within the batch (one larger than the one before): written now.
         if (geometry.n >= ROW_GROUP_ROWS || groupBytes >= ROW_GROUP_BYTES) writeGroup();
       }
+      // Written now, with the whole batch parsed, when another batch like this one would not fit: a group written as
+      // a row fills it leaves the rest of the batch alive through the young collections of its writing, and promoted.
+      if (geometry.n + texts.length > ROW_GROUP_ROWS || groupBytes + bytes > ROW_GROUP_BYTES) writeGroup();
       return drain();
     },
     finish() {

@@ -104,15 +104,18 @@ class TextStore implements ColumnStore {
     this.reset(64 * 1024);
   }
   /**
-   * Empty, for the next group: few values again (unless distinct by meaning), and a new buffer, since the views
-   * handed to the writer are the last group's bytes until it is written.
+   * Empty, for the next group: few values again (unless distinct by meaning), in the same buffer where it holds
+   * `bytes`. The views handed to the writer are of that buffer, but a group is written whole, synchronously, before
+   * the next row is pushed (geoparquet.ts), so nothing reads them once it is overwritten. A buffer kept across groups
+   * spares the allocator a large buffer per column and group, freed soon after: the churn that let the server's
+   * resident memory climb (docs/performance.md, Downloads).
    */
   private reset(bytes: number) {
     this.n = 0;
     this.at = 0;
     this.words = [];
     this.few = this.distinct ? undefined : new Map();
-    this.bytes = Buffer.allocUnsafe(this.distinct ? bytes : 0);
+    if (this.distinct && this.bytes.length < bytes) this.bytes = Buffer.allocUnsafe(bytes);
   }
   plain() {
     return this.distinct || this.nearlyDistinct();
@@ -144,7 +147,7 @@ class TextStore implements ColumnStore {
   /** Keeps the group's first `n` values as bytes from now on: its values are not few. */
   private spill(n: number) {
     this.few = undefined;
-    this.bytes = Buffer.allocUnsafe(64 * 1024);
+    if (this.bytes.length < 64 * 1024) this.bytes = Buffer.allocUnsafe(64 * 1024);
     for (let i = 0; i < n; i++) {
       if (this.nulls[i]) this.ends[i] = this.at;
       else this.write(i, this.words[this.ids[i]!]!);
@@ -299,9 +302,11 @@ export class GeometryStore {
     }
     return out;
   }
-  /** Ready for the next group, once this one's columns are written (their WKB views are of the group's buffer). */
+  /**
+   * Ready for the next group, once this one's columns are written: its WKB views are of the same buffer, which the
+   * next group overwrites only after this one is written whole (TextStore.reset).
+   */
   reset() {
-    this.wkb = Buffer.allocUnsafe(this.wkb.length);
     this.shapes = [];
     this.n = 0;
   }
