@@ -179,7 +179,7 @@ export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<Proof
 /**
  * A proof read as JSON (lib/proofs/json-sql.ts): its text in `json` (in a proximity query, its distance included),
  * and of its fields only the `keys` asked for (the sort key a cursor is made of, lib/proofs/cursor.ts) and the
- * distance column when the query reads it; the others are not read, and stay null.
+ * distance column when the query reads it; the others are not read, and absent (jsonTemplate).
  */
 export type JsonRow = ProofRow & { json: string };
 
