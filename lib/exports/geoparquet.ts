@@ -162,6 +162,8 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
   const stores = columns.map((c) => columnStore(c, ROW_GROUP_ROWS, DISTINCT.has(c.name)));
   const geometry = new GeometryStore(ROW_GROUP_ROWS);
   let groupBytes = 0;
+  /** Whether a group of `rows` rows and `bytes` of row text is as large as a group may be. */
+  const full = (rows: number, bytes: number) => rows >= ROW_GROUP_ROWS || bytes >= ROW_GROUP_BYTES;
   const writeGroup = () => {
     if (!geometry.n) return;
     // Each column's values are made when the writer reaches the column (it reads `data` once a column, in order, and
@@ -179,8 +181,9 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
             name: column.name,
             get data() {
               if (i > 0) return store.values(plain);
+              // The first read makes them and keeps them; the second hands them over and lets go of them.
               const made = first ?? store.values(plain);
-              first = first ? undefined : made;
+              first = first === undefined ? made : undefined;
               return made;
             },
             statistics: STATISTICS.has(column.type),
@@ -233,11 +236,11 @@ export function geoparquetWriter({ columns, points }: WriterOptions): InlineWrit
         groupBytes += text.length;
         bytes += text.length;
         // Full within the batch (one larger than the one before): written now.
-        if (geometry.n >= ROW_GROUP_ROWS || groupBytes >= ROW_GROUP_BYTES) writeGroup();
+        if (full(geometry.n, groupBytes)) writeGroup();
       }
-      // Written now, with the whole batch parsed, when another batch like this one would not fit: a group written as
+      // Written now, with the whole batch parsed, when another batch like this one would fill it: a group written as
       // a row fills it leaves the rest of the batch alive through the young collections of its writing, and promoted.
-      if (geometry.n + texts.length > ROW_GROUP_ROWS || groupBytes + bytes > ROW_GROUP_BYTES) writeGroup();
+      if (full(geometry.n + texts.length, groupBytes + bytes)) writeGroup();
       return drain();
     },
     finish() {

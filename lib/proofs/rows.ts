@@ -184,22 +184,15 @@ export async function selectProofs(db: Db, q: RowsQuery): Promise<ReadRows<Proof
 export type JsonRow = ProofRow & { json: string };
 
 /**
- * The object every row of a JSON read starts as: the key columns read beside the text (a cursor's), `distance` where
- * the query reads it, and `json`, in that order, so that the rows of a read share one layout. Not the whole row's
- * TEMPLATE: a download holds a batch of these until it is encoded, and every field more is memory that outlives the
- * young generation's collections (lib/exports/budget.ts).
+ * The object every row of a JSON read starts as, made once per statement: the key columns read beside the text (a
+ * cursor's), `distance` where the query reads it, and `json`, so that the rows of a read share one layout. Not the
+ * whole row's TEMPLATE: a download holds a batch of these until it is encoded, and every field more is memory that
+ * outlives the young generation's collections (lib/exports/budget.ts).
  */
-const jsonTemplates = new Map<string, Record<string, unknown>>();
 function jsonTemplate(columns: readonly { key: string }[], distance: boolean): Record<string, unknown> {
-  const name = `${columns.map((c) => c.key).join(",")}${distance ? "+distance" : ""}`;
-  const known = jsonTemplates.get(name);
-  if (known) return known;
-  const template: Record<string, unknown> = Object.fromEntries([
-    ...columns.map((c) => [c.key, null]),
-    ...(distance ? [["distance", null]] : []),
-  ]);
+  const template: Record<string, unknown> = Object.fromEntries(columns.map((c) => [c.key, null]));
+  if (distance) template.distance = null;
   template.json = "";
-  jsonTemplates.set(name, template);
   return template;
 }
 
